@@ -1,0 +1,5 @@
+//! The scheduling algorithms, one file each. Each file begins with what the algorithm does and where it comes
+//! from. Register a new one in [`crate::registry`] and it gets the property tests automatically.
+
+pub mod elevator;
+pub mod noop;

@@ -1,0 +1,98 @@
+//! The policies by name. Registering a policy here is all it takes for the command line to offer it and for the
+//! property tests (crates/iosched-sim/tests/policy_properties.rs) to check it.
+
+use crate::policies;
+use crate::policy::Policy;
+use thiserror::Error;
+
+/// One registered policy.
+pub struct PolicyInfo {
+    pub name: &'static str,
+    /// One line: what it does.
+    pub summary: &'static str,
+    /// Where the algorithm comes from.
+    pub source: &'static str,
+    /// A new instance with default tunables.
+    pub create: fn() -> Box<dyn Policy>,
+    /// Tunable settings the property tests run in addition to the defaults (for example a bounded variant of a
+    /// policy whose default is unbounded).
+    pub test_variants: &'static [&'static [(&'static str, &'static str)]],
+}
+
+static POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "noop",
+        summary: "one FIFO: requests reach the device in arrival order",
+        source: "FreeBSD GEOM default; Linux block/noop-iosched.c",
+        create: || Box::new(policies::noop::Noop::new()),
+        test_variants: &[],
+    },
+    PolicyInfo {
+        name: "elevator",
+        summary: "one-way elevator (C-LOOK) sorted by offset, with an optional batch limit",
+        source: "FreeBSD sys/kern/subr_disk.c bioq_disksort, bioq_batchsize",
+        create: || Box::new(policies::elevator::Elevator::new()),
+        test_variants: &[&[("batch", "1")], &[("batch", "16")]],
+    },
+];
+
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("unknown policy '{name}' (known: {known})")]
+pub struct UnknownPolicy {
+    pub name: String,
+    pub known: String,
+}
+
+/// Every registered policy, in a stable order.
+pub fn policies() -> &'static [PolicyInfo] {
+    POLICIES
+}
+
+/// The registry entry for `name`.
+pub fn info(name: &str) -> Result<&'static PolicyInfo, UnknownPolicy> {
+    POLICIES
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| UnknownPolicy {
+            name: name.to_string(),
+            known: POLICIES
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// A new instance of the policy called `name`, with default tunables.
+pub fn create(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
+    info(name).map(|p| (p.create)())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_instances_and_defaults_read_back() {
+        for info in policies() {
+            let policy = (info.create)();
+            assert_eq!(policy.name(), info.name);
+            for spec in policy.tunables() {
+                assert_eq!(
+                    policy.tunable(spec.name).unwrap(),
+                    spec.default,
+                    "{}.{}",
+                    info.name,
+                    spec.name
+                );
+                assert!(!spec.description.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_policy_names_the_known_ones() {
+        let err = create("cfqq").err().unwrap().to_string();
+        assert!(err.contains("'cfqq'") && err.contains("noop"), "{err}");
+    }
+}

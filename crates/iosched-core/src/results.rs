@@ -1,0 +1,94 @@
+//! What a run reports: per flow and direction, the policy's and the device's statistics. Both engines produce
+//! this; the report crate renders it as a table or as fio's JSON.
+
+use crate::policy::StatValue;
+use crate::stats::{FlowRecorder, LatencySummary};
+use crate::units;
+use serde::Serialize;
+
+/// One direction of one job.
+#[derive(Clone, Debug, Serialize)]
+pub struct DirectionResult {
+    pub ios: u64,
+    pub bytes: u64,
+    pub errors: u64,
+    pub total: LatencySummary,
+    pub queue_wait: LatencySummary,
+    pub service: LatencySummary,
+}
+
+/// One job (a flow: a fio job clone or a trace stream).
+#[derive(Clone, Debug, Serialize)]
+pub struct JobResult {
+    pub name: String,
+    pub flow: u32,
+    pub group: u32,
+    /// From the job's start to its last completion.
+    pub runtime_ns: u64,
+    /// read, write, trim.
+    pub directions: [DirectionResult; 3],
+    pub flushes: DirectionResult,
+}
+
+impl JobResult {
+    pub fn from_recorder(
+        name: String,
+        flow: u32,
+        group: u32,
+        runtime_ns: u64,
+        rec: &FlowRecorder,
+    ) -> JobResult {
+        let dir = |d: &crate::stats::DirectionRecorder| DirectionResult {
+            ios: d.ios,
+            bytes: d.bytes,
+            errors: d.errors,
+            total: d.total.summary(),
+            queue_wait: d.queue_wait.summary(),
+            service: d.service.summary(),
+        };
+        JobResult {
+            name,
+            flow,
+            group,
+            runtime_ns,
+            directions: [
+                dir(&rec.directions[0]),
+                dir(&rec.directions[1]),
+                dir(&rec.directions[2]),
+            ],
+            flushes: dir(&rec.flushes),
+        }
+    }
+
+    /// Bytes per second of one direction over the job's runtime.
+    pub fn bw_bytes_per_s(&self, dir: usize) -> f64 {
+        units::bytes_per_s(self.directions[dir].bytes, self.runtime_ns)
+    }
+
+    /// I/Os per second of one direction over the job's runtime.
+    pub fn iops(&self, dir: usize) -> f64 {
+        if self.runtime_ns == 0 {
+            0.0
+        } else {
+            self.directions[dir].ios as f64 * units::NS_PER_S as f64 / self.runtime_ns as f64
+        }
+    }
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub policy: String,
+    /// Every tunable of the policy as it was at the end of the run.
+    pub policy_tunables: Vec<(String, String)>,
+    pub policy_stats: Vec<(String, StatValue)>,
+    /// The device spec, canonical.
+    pub device: String,
+    pub device_stats: Vec<(String, StatValue)>,
+    pub seed: u64,
+    pub requests_submitted: u64,
+    pub requests_completed: u64,
+    /// Virtual (or real) time from start to the last completion.
+    pub elapsed_ns: u64,
+    pub jobs: Vec<JobResult>,
+}

@@ -1,0 +1,49 @@
+//! The interface between an engine and a device model.
+//!
+//! A device is an event source with its own queue: the engine submits requests (never more than
+//! [`Device::queue_depth`] at once, and only while [`Device::can_accept`]), asks when the device's next internal
+//! event happens ([`Device::next_event_ns`]: a completion, or something internal such as an SSD's garbage
+//! collection step), and advances it to that time, collecting completions. A model never reads a clock.
+
+use iosched_core::policy::StatValue;
+use iosched_core::request::Request;
+
+/// A request the device has finished, by the tag the engine gave it at submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub tag: u32,
+    /// 0 for success, else an errno-style code: the request failed and only it is completed with the error.
+    pub error: i32,
+}
+
+pub trait Device: Send {
+    /// The canonical spec of this device (every parameter, so a report says exactly what ran).
+    fn describe(&self) -> String;
+
+    /// Most requests outstanding at once (SATA NCQ 32, a disk without queueing 1).
+    fn queue_depth(&self) -> u32;
+
+    /// Addressable bytes.
+    fn capacity_bytes(&self) -> u64;
+
+    /// Whether a new command may be submitted now (a device blocked by a non-queued command says no).
+    fn can_accept(&self, now_ns: u64) -> bool {
+        let _ = now_ns;
+        true
+    }
+
+    /// Start a request at `now_ns`. `tag` identifies it in the completion.
+    fn submit(&mut self, now_ns: u64, tag: u32, req: &Request);
+
+    /// When the next internal event happens, if any is pending.
+    fn next_event_ns(&self) -> Option<u64>;
+
+    /// Process every internal event due at or before `now_ns`, appending finished requests to `completed` in
+    /// the order they finished.
+    fn advance(&mut self, now_ns: u64, completed: &mut Vec<Completion>);
+
+    /// Counters and gauges by name, in a stable order.
+    fn stats(&self) -> Vec<(String, StatValue)> {
+        Vec::new()
+    }
+}

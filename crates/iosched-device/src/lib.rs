@@ -1,0 +1,12 @@
+//! Device models: what a request costs and when it completes.
+//!
+//! - [`device`]: the [`Device`] interface the engines drive.
+//! - [`simple`]: a fixed-latency, fixed-bandwidth device for tests and analytic checks.
+//! - [`spec`]: device specs as users write them (`simple,latency_us=100`), parsed into models.
+
+pub mod device;
+pub mod simple;
+pub mod spec;
+
+pub use device::{Completion, Device};
+pub use spec::{parse_spec, SpecError};

@@ -1,0 +1,125 @@
+//! A readable table of a run: one line per job and direction that did I/O.
+
+use iosched_core::policy::StatValue;
+use iosched_core::results::RunResult;
+use iosched_core::units;
+use std::fmt::Write;
+
+fn ms(ns: u64) -> String {
+    format!("{:.3}", units::ns_to_ms(ns))
+}
+
+fn stat(v: &StatValue) -> String {
+    match v {
+        StatValue::Count(c) => c.to_string(),
+        StatValue::Value(x) => format!("{x:.3}"),
+    }
+}
+
+/// Render `run` as text.
+pub fn render(run: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "policy  {}", run.policy);
+    if !run.policy_tunables.is_empty() {
+        let t: Vec<String> = run
+            .policy_tunables
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "        {}", t.join(" "));
+    }
+    let _ = writeln!(out, "device  {}", run.device);
+    let _ = writeln!(
+        out,
+        "run     {} requests completed of {} submitted in {:.3} s of simulated time, seed {}",
+        run.requests_completed,
+        run.requests_submitted,
+        units::ns_to_s(run.elapsed_ns),
+        run.seed
+    );
+    let header = [
+        "job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms",
+        "wait ms",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for job in &run.jobs {
+        for (dir, name) in ["read", "write", "trim"].iter().enumerate() {
+            let d = &job.directions[dir];
+            if d.ios == 0 {
+                continue;
+            }
+            rows.push(vec![
+                job.name.clone(),
+                name.to_string(),
+                format!("{:.1}", job.iops(dir)),
+                format!("{:.2}", job.bw_bytes_per_s(dir) / 1e6),
+                format!("{:.3}", d.total.mean_ns / 1e6),
+                ms(d.total.at(50.0).unwrap_or(0)),
+                ms(d.total.at(99.0).unwrap_or(0)),
+                ms(d.total.at(99.9).unwrap_or(0)),
+                ms(d.total.max_ns),
+                format!("{:.3}", d.queue_wait.mean_ns / 1e6),
+            ]);
+        }
+        if job.flushes.ios > 0 {
+            rows.push(vec![
+                job.name.clone(),
+                "flush".to_string(),
+                String::new(),
+                String::new(),
+                format!("{:.3}", job.flushes.total.mean_ns / 1e6),
+                ms(job.flushes.total.at(50.0).unwrap_or(0)),
+                ms(job.flushes.total.at(99.0).unwrap_or(0)),
+                ms(job.flushes.total.at(99.9).unwrap_or(0)),
+                ms(job.flushes.total.max_ns),
+                format!("{:.3}", job.flushes.queue_wait.mean_ns / 1e6),
+            ]);
+        }
+    }
+    out.push('\n');
+    out.push_str(&columns(&rows));
+    if !run.policy_stats.is_empty() {
+        let s: Vec<String> = run
+            .policy_stats
+            .iter()
+            .map(|(k, v)| format!("{k}={}", stat(v)))
+            .collect();
+        let _ = writeln!(out, "\npolicy stats  {}", s.join(" "));
+    }
+    if !run.device_stats.is_empty() {
+        let s: Vec<String> = run
+            .device_stats
+            .iter()
+            .map(|(k, v)| format!("{k}={}", stat(v)))
+            .collect();
+        let _ = writeln!(out, "device stats  {}", s.join(" "));
+    }
+    out
+}
+
+/// Align rows into columns: the first column left-aligned, the rest right-aligned.
+pub fn columns(rows: &[Vec<String>]) -> String {
+    let ncols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..ncols)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c == 0 {
+                let _ = write!(line, "{cell:<w$}", w = widths[c]);
+            } else {
+                let _ = write!(line, "  {cell:>w$}", w = widths[c]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

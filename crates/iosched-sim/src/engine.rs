@@ -1,0 +1,500 @@
+//! The discrete-event engine: virtual time in integer nanoseconds, a policy, a device, and the processes of a
+//! workload.
+//!
+//! The loop takes the earliest of the device's next internal event and the earliest scheduled event (a
+//! process wake-up, a policy timer, a policy switch), handles it, then fills the device: while the device has
+//! room, it asks the policy for a request. Events at the same time are handled device first, then in the
+//! order they were scheduled, so a run is a pure function of its inputs and seed.
+//!
+//! Flushes are barriers, kept by the engine and never shown to a policy: when a flush arrives, later arrivals
+//! are held back; the policy is told a barrier is pending and drained; the flush goes to the device once
+//! nothing else is in flight; when it completes, the held requests enter the policy in arrival order.
+//!
+//! A policy switch hands every request the old policy holds to the new one in their enqueue order; completions
+//! of requests the old policy dispatched go to the new one.
+
+use crate::source::{Issue, JobProcess, TimedProcess};
+use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
+use iosched_core::policy::{Dispatch, DispatchContext, Policy};
+use iosched_core::request::{FlowId, Op, Request, RequestId, NOT_YET_NS};
+use iosched_core::results::{JobResult, RunResult};
+use iosched_core::rng::SimRng;
+use iosched_core::stats::FlowRecorder;
+use iosched_device::{Completion, Device};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use thiserror::Error;
+
+/// How to run.
+#[derive(Clone, Debug, Default)]
+pub struct SimConfig {
+    pub seed: u64,
+    /// Keep a [`LogEntry`] for every request (tests and trace writing; costs memory per request).
+    pub record_log: bool,
+}
+
+/// Replace the policy at a time.
+pub struct PolicySwitch {
+    pub at_ns: u64,
+    pub policy: Box<dyn Policy>,
+}
+
+/// What happened to one request, in the engine's sequence numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    /// Final state, with all timestamps. `req.id` is the arrival order.
+    pub req: Request,
+    /// Index of the workload source that issued it.
+    pub source: u32,
+    /// Order of entry into a policy (`NOT_YET_NS` for flushes, which never enter one).
+    pub enqueue_seq: u64,
+    /// Dispatch and completion share one counter, so "completed before dispatched" compares them directly.
+    pub dispatch_seq: u64,
+    pub complete_seq: u64,
+    /// How many policy switches had happened when it was enqueued.
+    pub policy_generation: u32,
+}
+
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error(
+        "policy {policy} stalled: {queued} requests held, nothing in flight and no timer set (a policy bug)"
+    )]
+    Stalled { policy: String, queued: usize },
+}
+
+/// The result of a run.
+pub struct SimOutput {
+    pub result: RunResult,
+    /// One entry per request, by arrival order, if [`SimConfig::record_log`].
+    pub log: Vec<LogEntry>,
+    pub policy_switches: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum EventKind {
+    SourceWake(u32),
+    PolicyTimer,
+    Switch(u32),
+}
+
+enum Process {
+    Job(JobProcess),
+    Timed(TimedProcess),
+}
+
+struct SourceState {
+    name: String,
+    first_flow: u32,
+    process: Process,
+    recorder: FlowRecorder,
+    start_ns: u64,
+    last_completion_ns: u64,
+}
+
+/// Flush barrier state.
+#[derive(Default)]
+struct Barrier {
+    /// The flush being waited for, if any.
+    flush: Option<Request>,
+    /// It is at the device.
+    dispatched: bool,
+    /// Arrivals after it, in order (may contain further flushes).
+    held: VecDeque<Request>,
+}
+
+struct Engine {
+    now_ns: u64,
+    policy: Box<dyn Policy>,
+    device: Box<dyn Device>,
+    device_depth: u32,
+    in_flight: u32,
+    /// In-flight requests by tag.
+    slots: Vec<Option<Request>>,
+    free_tags: Vec<u32>,
+    events: BinaryHeap<Reverse<(u64, u64, EventKind)>>,
+    event_seq: u64,
+    timer_armed_ns: Option<u64>,
+    barrier: Barrier,
+    sources: Vec<SourceState>,
+    /// Source index of each flow.
+    flow_source: Vec<u32>,
+    switches: Vec<Option<Box<dyn Policy>>>,
+    policy_generation: u32,
+    next_request_id: u64,
+    completed: u64,
+    issue_buf: Vec<Issue>,
+    completion_buf: Vec<Completion>,
+    log: Option<Vec<LogEntry>>,
+    enqueue_seq: u64,
+    /// Counts dispatches and completions together.
+    device_seq: u64,
+}
+
+/// Run `workload` through `policy` to `device`.
+pub fn simulate(
+    workload: &Workload,
+    policy: Box<dyn Policy>,
+    device: Box<dyn Device>,
+    switches: Vec<PolicySwitch>,
+    config: &SimConfig,
+) -> Result<SimOutput, SimError> {
+    workload.check(device.capacity_bytes())?;
+    let mut engine = Engine::new(workload, policy, device, config)?;
+    for (i, switch) in switches.into_iter().enumerate() {
+        engine.schedule(switch.at_ns, EventKind::Switch(i as u32));
+        engine.switches.push(Some(switch.policy));
+    }
+    engine.run()?;
+    Ok(engine.finish(config.seed))
+}
+
+impl Engine {
+    fn new(
+        workload: &Workload,
+        policy: Box<dyn Policy>,
+        device: Box<dyn Device>,
+        config: &SimConfig,
+    ) -> Result<Engine, SimError> {
+        let capacity = device.capacity_bytes();
+        let mut sources = Vec::with_capacity(workload.sources.len());
+        let mut flow_source = Vec::new();
+        let mut wakes = Vec::new();
+        for (index, spec) in workload.sources.iter().enumerate() {
+            let first_flow = flow_source.len() as u32;
+            let (process, start_ns) = match spec {
+                SourceSpec::Job { spec: job, .. } => {
+                    let region = job_region(job, capacity)?;
+                    let rng = SimRng::new(config.seed, index as u64);
+                    let process = JobProcess::new(FlowId(first_flow), job, region, rng);
+                    flow_source.push(index as u32);
+                    let start = process.start_ns();
+                    wakes.push((start, index as u32));
+                    (Process::Job(process), start)
+                }
+                SourceSpec::Timed { requests, .. } => {
+                    let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
+                    streams.sort_unstable();
+                    streams.dedup();
+                    let flows = streams
+                        .iter()
+                        .map(|s| {
+                            flow_source.push(index as u32);
+                            (*s, FlowId(flow_source.len() as u32 - 1))
+                        })
+                        .collect();
+                    let process = TimedProcess::new(requests.clone(), flows);
+                    let start = process.first_ns().unwrap_or(0);
+                    if process.first_ns().is_some() {
+                        wakes.push((start, index as u32));
+                    }
+                    (Process::Timed(process), start)
+                }
+            };
+            sources.push(SourceState {
+                name: spec.name().to_string(),
+                first_flow,
+                process,
+                recorder: FlowRecorder::default(),
+                start_ns,
+                last_completion_ns: start_ns,
+            });
+        }
+        let depth = device.queue_depth().max(1);
+        let mut engine = Engine {
+            now_ns: 0,
+            policy,
+            device,
+            device_depth: depth,
+            in_flight: 0,
+            slots: vec![None; depth as usize],
+            free_tags: (0..depth).rev().collect(),
+            events: BinaryHeap::new(),
+            event_seq: 0,
+            timer_armed_ns: None,
+            barrier: Barrier::default(),
+            sources,
+            flow_source,
+            switches: Vec::new(),
+            policy_generation: 0,
+            next_request_id: 0,
+            completed: 0,
+            issue_buf: Vec::new(),
+            completion_buf: Vec::new(),
+            log: config.record_log.then(Vec::new),
+            enqueue_seq: 0,
+            device_seq: 0,
+        };
+        for (at, index) in wakes {
+            engine.schedule(at, EventKind::SourceWake(index));
+        }
+        Ok(engine)
+    }
+
+    fn schedule(&mut self, at_ns: u64, kind: EventKind) {
+        self.events.push(Reverse((at_ns, self.event_seq, kind)));
+        self.event_seq += 1;
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        loop {
+            let device_next = self.device.next_event_ns();
+            let event_next = self.events.peek().map(|Reverse((t, _, _))| *t);
+            let device_first = match (device_next, event_next) {
+                (None, None) => break,
+                (Some(d), Some(e)) => d <= e,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+            };
+            if device_first {
+                let at = device_next.expect("checked above");
+                debug_assert!(at >= self.now_ns, "device event in the past");
+                self.now_ns = self.now_ns.max(at);
+                let mut done = std::mem::take(&mut self.completion_buf);
+                self.device.advance(self.now_ns, &mut done);
+                for c in done.drain(..) {
+                    self.on_completion(c);
+                }
+                self.completion_buf = done;
+            } else {
+                let Reverse((at, _, kind)) = self.events.pop().expect("checked above");
+                self.now_ns = self.now_ns.max(at);
+                match kind {
+                    EventKind::SourceWake(index) => self.wake_source(index),
+                    EventKind::PolicyTimer => {
+                        if self.timer_armed_ns != Some(at) {
+                            continue; // superseded by an earlier timer
+                        }
+                        self.timer_armed_ns = None;
+                        self.policy.timer(self.now_ns);
+                    }
+                    EventKind::Switch(index) => self.switch_policy(index),
+                }
+            }
+            self.fill_device();
+        }
+        let held =
+            self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
+        if held > 0 {
+            return Err(SimError::Stalled {
+                policy: self.policy.name().to_string(),
+                queued: held,
+            });
+        }
+        Ok(())
+    }
+
+    fn wake_source(&mut self, index: u32) {
+        let mut out = std::mem::take(&mut self.issue_buf);
+        let source = &mut self.sources[index as usize];
+        let next = match &mut source.process {
+            Process::Job(job) => {
+                job.wake(self.now_ns, &mut out);
+                None
+            }
+            Process::Timed(timed) => timed.wake(self.now_ns, &mut out),
+        };
+        if let Some(at) = next {
+            self.schedule(at, EventKind::SourceWake(index));
+        }
+        for issue in out.drain(..) {
+            self.arrive(issue);
+        }
+        self.issue_buf = out;
+    }
+
+    /// A request enters the engine.
+    fn arrive(&mut self, issue: Issue) {
+        let req = Request {
+            id: RequestId(self.next_request_id),
+            op: issue.op,
+            offset_bytes: issue.offset_bytes,
+            len_bytes: issue.len_bytes,
+            flow: issue.flow,
+            class: issue.class,
+            level: issue.level,
+            sync: issue.sync,
+            queued_ns: self.now_ns,
+            dispatched_ns: NOT_YET_NS,
+            completed_ns: NOT_YET_NS,
+        };
+        self.next_request_id += 1;
+        if let Some(log) = &mut self.log {
+            log.push(LogEntry {
+                req,
+                source: self.flow_source[req.flow.0 as usize],
+                enqueue_seq: NOT_YET_NS,
+                dispatch_seq: NOT_YET_NS,
+                complete_seq: NOT_YET_NS,
+                policy_generation: 0,
+            });
+        }
+        if self.barrier.flush.is_some() {
+            self.barrier.held.push_back(req);
+        } else if req.op == Op::Flush {
+            self.barrier.flush = Some(req);
+        } else {
+            self.enqueue(req);
+        }
+    }
+
+    fn enqueue(&mut self, req: Request) {
+        if let Some(log) = &mut self.log {
+            let entry = &mut log[req.id.0 as usize];
+            entry.enqueue_seq = self.enqueue_seq;
+            entry.policy_generation = self.policy_generation;
+        }
+        self.enqueue_seq += 1;
+        self.policy.enqueue(self.now_ns, req);
+    }
+
+    /// Ask the policy for requests while the device has room, keeping flush barriers.
+    fn fill_device(&mut self) {
+        while self.in_flight < self.device_depth && self.device.can_accept(self.now_ns) {
+            if let Some(flush) = self.barrier.flush {
+                if self.barrier.dispatched {
+                    return; // nothing passes a flush at the device
+                }
+                if self.policy.queued() == 0 {
+                    if self.in_flight == 0 {
+                        self.barrier.dispatched = true;
+                        self.submit(flush);
+                    }
+                    return;
+                }
+            }
+            let ctx = DispatchContext {
+                in_flight: self.in_flight,
+                device_depth: self.device_depth,
+                barrier_pending: self.barrier.flush.is_some(),
+            };
+            match self.policy.dispatch(self.now_ns, &ctx) {
+                Dispatch::Request(req) => self.submit(req),
+                Dispatch::WaitUntil(at_ns) => {
+                    let at_ns = at_ns.max(self.now_ns + 1);
+                    if self.timer_armed_ns.is_none_or(|armed| at_ns < armed) {
+                        self.timer_armed_ns = Some(at_ns);
+                        self.schedule(at_ns, EventKind::PolicyTimer);
+                    }
+                    return;
+                }
+                Dispatch::Nothing => return,
+            }
+        }
+    }
+
+    fn submit(&mut self, mut req: Request) {
+        req.dispatched_ns = self.now_ns;
+        let tag = self
+            .free_tags
+            .pop()
+            .expect("in_flight < depth leaves a free tag");
+        self.device.submit(self.now_ns, tag, &req);
+        self.slots[tag as usize] = Some(req);
+        self.in_flight += 1;
+        if let Some(log) = &mut self.log {
+            log[req.id.0 as usize].dispatch_seq = self.device_seq;
+        }
+        self.device_seq += 1;
+    }
+
+    fn on_completion(&mut self, completion: Completion) {
+        let mut req = self.slots[completion.tag as usize]
+            .take()
+            .expect("completion of a tag in flight");
+        self.free_tags.push(completion.tag);
+        self.in_flight -= 1;
+        self.completed += 1;
+        req.completed_ns = self.now_ns;
+        if let Some(log) = &mut self.log {
+            let entry = &mut log[req.id.0 as usize];
+            entry.req = req;
+            entry.complete_seq = self.device_seq;
+        }
+        self.device_seq += 1;
+        if req.op == Op::Flush {
+            debug_assert_eq!(self.barrier.flush.map(|f| f.id), Some(req.id));
+            self.barrier.flush = None;
+            self.barrier.dispatched = false;
+            while let Some(next) = self.barrier.held.pop_front() {
+                if next.op == Op::Flush {
+                    self.barrier.flush = Some(next);
+                    break;
+                }
+                self.enqueue(next);
+            }
+        } else {
+            self.policy.complete(self.now_ns, &req);
+        }
+        let index = self.flow_source[req.flow.0 as usize];
+        let source = &mut self.sources[index as usize];
+        source.recorder.record(&req, completion.error == 0);
+        source.last_completion_ns = self.now_ns;
+        if let Process::Job(job) = &mut source.process {
+            let mut out = std::mem::take(&mut self.issue_buf);
+            if let Some(at) = job.complete(self.now_ns, &mut out) {
+                self.schedule(at, EventKind::SourceWake(index));
+            }
+            for issue in out.drain(..) {
+                self.arrive(issue);
+            }
+            self.issue_buf = out;
+        }
+    }
+
+    fn switch_policy(&mut self, index: u32) {
+        let Some(mut next) = self.switches[index as usize].take() else {
+            return;
+        };
+        let held = self.policy.drain();
+        std::mem::swap(&mut self.policy, &mut next);
+        self.policy_generation += 1;
+        self.timer_armed_ns = None;
+        for req in held {
+            self.enqueue(req);
+        }
+    }
+
+    fn finish(self, seed: u64) -> SimOutput {
+        let jobs = self
+            .sources
+            .iter()
+            .map(|s| {
+                let runtime = s.last_completion_ns.saturating_sub(s.start_ns);
+                JobResult::from_recorder(s.name.clone(), s.first_flow, 0, runtime, &s.recorder)
+            })
+            .collect();
+        let policy = &self.policy;
+        SimOutput {
+            result: RunResult {
+                policy: policy.name().to_string(),
+                policy_tunables: policy
+                    .tunables()
+                    .iter()
+                    .map(|t| {
+                        (
+                            t.name.to_string(),
+                            policy.tunable(t.name).unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+                policy_stats: policy
+                    .stats()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                device: self.device.describe(),
+                device_stats: self.device.stats(),
+                seed,
+                requests_submitted: self.next_request_id,
+                requests_completed: self.completed,
+                elapsed_ns: self.now_ns,
+                jobs,
+            },
+            log: self.log.unwrap_or_default(),
+            policy_switches: self.policy_generation,
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The deterministic discrete-event simulation engine.
+//!
+//! - [`workload`]: what runs: fio jobs (closed loop) and timed request lists (open loop), as flows.
+//! - [`source`]: the processes that issue a workload's requests.
+//! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
+//!
+//! Same inputs and seed, same output: time is an integer count of nanoseconds, events at equal times are
+//! ordered by when they were scheduled, and every random number comes from a seeded per-job stream.
+
+pub mod engine;
+pub mod source;
+pub mod workload;
+
+pub use engine::{simulate, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
+pub use workload::{TimedIo, Workload, WorkloadError};

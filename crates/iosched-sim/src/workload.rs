@@ -1,0 +1,162 @@
+//! A workload ready to simulate: fio jobs expanded into one flow per clone, and timed request lists, checked
+//! against the device's capacity.
+
+use iosched_core::request::{IoClass, Op};
+use iosched_workload::job::{JobSpec, Location};
+use thiserror::Error;
+
+/// One request of an open-loop (timed) source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedIo {
+    pub at_ns: u64,
+    pub op: Op,
+    pub offset_bytes: u64,
+    pub len_bytes: u64,
+    /// The process or stream that issued it, as the source numbers them; each becomes its own flow.
+    pub stream: u32,
+    pub class: IoClass,
+    pub level: u8,
+    pub sync: bool,
+}
+
+/// One source of requests.
+#[derive(Clone, Debug)]
+pub enum SourceSpec {
+    /// A closed-loop fio job clone: one flow.
+    Job { spec: JobSpec, clone: u32 },
+    /// Requests issued at given times whatever the device does (open loop), sorted by time.
+    Timed {
+        name: String,
+        requests: Vec<TimedIo>,
+    },
+}
+
+impl SourceSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            SourceSpec::Job { spec, .. } => &spec.name,
+            SourceSpec::Timed { name, .. } => name,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum WorkloadError {
+    #[error("{location}: {message}")]
+    AtLocation { location: Location, message: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Workload {
+    pub sources: Vec<SourceSpec>,
+}
+
+impl Workload {
+    /// fio jobs, each cloned `numjobs` times.
+    pub fn from_jobs(jobs: &[JobSpec]) -> Workload {
+        let mut sources = Vec::new();
+        for job in jobs {
+            for clone in 0..job.numjobs.max(1) {
+                sources.push(SourceSpec::Job {
+                    spec: job.clone(),
+                    clone,
+                });
+            }
+        }
+        Workload { sources }
+    }
+
+    /// Add an open-loop source; its requests are sorted by time (stably).
+    pub fn add_timed(&mut self, name: &str, mut requests: Vec<TimedIo>) {
+        requests.sort_by_key(|r| r.at_ns);
+        self.sources.push(SourceSpec::Timed {
+            name: name.to_string(),
+            requests,
+        });
+    }
+
+    /// Give every job the same runtime (the command line's `--runtime`).
+    pub fn override_runtime(&mut self, runtime_ns: u64) {
+        for source in &mut self.sources {
+            if let SourceSpec::Job { spec, .. } = source {
+                spec.runtime_ns = Some(runtime_ns);
+            }
+        }
+    }
+
+    /// Check that every source fits a device of `capacity_bytes`.
+    pub fn check(&self, capacity_bytes: u64) -> Result<(), WorkloadError> {
+        for source in &self.sources {
+            match source {
+                SourceSpec::Job { spec, .. } => {
+                    job_region(spec, capacity_bytes)?;
+                }
+                SourceSpec::Timed { name, requests } => {
+                    for (i, r) in requests.iter().enumerate() {
+                        if r.op != Op::Flush
+                            && r.offset_bytes.saturating_add(r.len_bytes) > capacity_bytes
+                        {
+                            return Err(WorkloadError::Other(format!(
+                                "{name}: request {} ends at byte {}, past the device's {capacity_bytes} bytes",
+                                i + 1,
+                                r.offset_bytes.saturating_add(r.len_bytes)
+                            )));
+                        }
+                        if r.op != Op::Flush && r.len_bytes == 0 {
+                            return Err(WorkloadError::Other(format!(
+                                "{name}: request {} has length 0",
+                                i + 1
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The region `(start, len)` a job covers on a device of `capacity_bytes`.
+pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), WorkloadError> {
+    let at = |option: &str| {
+        spec.location_of(option)
+            .cloned()
+            .unwrap_or_else(|| spec.defined_at.clone())
+    };
+    let start = spec.offset.bytes(capacity_bytes);
+    if start >= capacity_bytes {
+        return Err(WorkloadError::AtLocation {
+            location: at("offset"),
+            message: format!(
+                "job '{}': offset {start} is past the end of the device ({capacity_bytes} bytes)",
+                spec.name
+            ),
+        });
+    }
+    let len = match spec.size {
+        Some(size) => size.bytes(capacity_bytes),
+        None => capacity_bytes - start,
+    };
+    if start + len > capacity_bytes {
+        return Err(WorkloadError::AtLocation {
+            location: at("size"),
+            message: format!(
+                "job '{}': offset {start} + size {len} is past the end of the device ({capacity_bytes} bytes)",
+                spec.name
+            ),
+        });
+    }
+    let bs = spec.block_size_bytes.iter().copied().max().unwrap_or(1);
+    if len < bs {
+        return Err(WorkloadError::AtLocation {
+            location: at("size"),
+            message: format!(
+                "job '{}': region of {len} bytes is smaller than the block size {bs}",
+                spec.name
+            ),
+        });
+    }
+    Ok((start, len))
+}

@@ -1,0 +1,11 @@
+//! Workloads: what the engines run.
+//!
+//! - [`job`]: a job as fio defines one (the in-memory type every reader fills in).
+//! - [`fio`]: the fio job-file reader.
+//! - [`generator`]: the offsets, directions and sizes a job issues.
+
+pub mod fio;
+pub mod generator;
+pub mod job;
+
+pub use job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};
