@@ -1,1 +1,77 @@
-fn main() {}
+//! Cost of one request through a policy: enqueue + dispatch + complete, with the queue held at 1, 64 and 4096
+//! requests. Each iteration enqueues one request at a pseudo-random offset, dispatches one and completes it,
+//! so the queue length stays where it was set.
+//!
+//! Run: cargo bench -p iosched-core --bench policy_cost
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use iosched_core::policy::{Dispatch, DispatchContext};
+use iosched_core::registry;
+use iosched_core::request::{Op, Request};
+use iosched_core::rng::SimRng;
+use std::hint::black_box;
+
+const QUEUED: [usize; 3] = [1, 64, 4096];
+
+fn offsets() -> Vec<u64> {
+    let mut rng = SimRng::new(42, 0);
+    (0..65_536).map(|_| rng.below(1 << 28) * 4096).collect()
+}
+
+fn per_request(c: &mut Criterion) {
+    let offsets = offsets();
+    let mut group = c.benchmark_group("policy_request");
+    group.throughput(Throughput::Elements(1));
+    for info in registry::policies() {
+        for queued in QUEUED {
+            group.bench_with_input(
+                BenchmarkId::new(info.name, queued),
+                &queued,
+                |b, &queued| {
+                    let mut policy = (info.create)();
+                    let ctx = DispatchContext {
+                        in_flight: 0,
+                        device_depth: 32,
+                        barrier_pending: false,
+                    };
+                    let mut id = 0u64;
+                    let next = |id: &mut u64| {
+                        let req = Request::new(
+                            *id,
+                            Op::Read,
+                            offsets[*id as usize & 0xffff],
+                            4096,
+                            (*id % 64) as u32,
+                        );
+                        *id += 1;
+                        req
+                    };
+                    // Hold queued - 1 between iterations, so each iteration sees `queued` after its enqueue.
+                    for _ in 0..queued - 1 {
+                        let req = next(&mut id);
+                        policy.enqueue(0, req);
+                    }
+                    let mut now_ns = 0u64;
+                    b.iter(|| {
+                        now_ns += 1000;
+                        let mut req = next(&mut id);
+                        req.queued_ns = now_ns;
+                        policy.enqueue(now_ns, req);
+                        match policy.dispatch(now_ns, &ctx) {
+                            Dispatch::Request(mut r) => {
+                                r.dispatched_ns = now_ns;
+                                r.completed_ns = now_ns + 500;
+                                policy.complete(now_ns + 500, black_box(&r));
+                            }
+                            other => panic!("{} did not dispatch: {other:?}", info.name),
+                        }
+                    });
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_request);
+criterion_main!(benches);

@@ -88,13 +88,14 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
                         params.bandwidth_bytes_per_s = (v * 1e6).round() as u64;
                     }
                     "queue_depth" => {
-                        params.queue_depth =
-                            match value.parse::<u32>() {
-                                Ok(d) if (1..=65536).contains(&d) => d,
-                                _ => return Err(err(format!(
+                        params.queue_depth = match value.parse::<u32>() {
+                            Ok(d) if (1..=65536).contains(&d) => d,
+                            _ => {
+                                return Err(err(format!(
                                     "{key}: expected an integer from 1 to 65536, found '{value}'"
-                                ))),
+                                )))
                             }
+                        }
                     }
                     "capacity_gib" => {
                         let v = number(1e6)?;

@@ -81,7 +81,7 @@ enum EventKind {
 }
 
 enum Process {
-    Job(JobProcess),
+    Job(Box<JobProcess>),
     Timed(TimedProcess),
 }
 
@@ -172,7 +172,7 @@ impl Engine {
                     flow_source.push(index as u32);
                     let start = process.start_ns();
                     wakes.push((start, index as u32));
-                    (Process::Job(process), start)
+                    (Process::Job(Box::new(process)), start)
                 }
                 SourceSpec::Timed { requests, .. } => {
                     let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();

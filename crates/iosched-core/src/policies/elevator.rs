@@ -1,8 +1,8 @@
 //! elevator: a one-way elevator (C-LOOK) with an optional batch limit.
 //!
 //! Source: FreeBSD's `bioq_disksort` (sys/kern/subr_disk.c), which CAM uses for rotating media (seed 002,
-//! section V). Requests are kept sorted by offset and served in ascending order from the end of the last
-//! dispatched request; when nothing lies ahead, the head wraps to the lowest queued offset.
+//! section V). Requests are kept sorted by offset and served in ascending order from the last dispatched
+//! offset; when nothing lies ahead, the head wraps to the lowest queued offset.
 //!
 //! Seed 002 names "no way to limit the elevator's car size" as a defect: a stream of requests just ahead of the
 //! head (a sequential reader) starves everything behind it. The `batch` tunable is FreeBSD's later answer
@@ -11,12 +11,18 @@
 //! A request is therefore overtaken by at most `batch` later arrivals. With `batch = 0` (the default, as in
 //! the original) there is one car and no bound.
 //!
-//! Cost: O(log n) per enqueue and dispatch (a B-tree per car).
+//! The head is the offset of the last dispatched request: an arrival at or above it joins the current sweep,
+//! one below it waits for the wrap.
+//!
+//! Cost: O(log n) per enqueue and dispatch, with two binary min-heaps per car (this sweep, next sweep); a car
+//! that becomes the one in service is split at the head once, so every request moves between heaps at most
+//! once. Retired cars are kept for reuse, so a steady state allocates nothing.
 
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::Request;
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
-use std::collections::{BTreeMap, VecDeque};
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 
 const TUNABLES: &[TunableSpec] = &[TunableSpec {
     name: "batch",
@@ -30,18 +36,66 @@ const TUNABLES: &[TunableSpec] = &[TunableSpec {
         "requests sorted into one sweep before later arrivals wait for the next (0 = unlimited)",
 }];
 
-/// The requests of one sweep, by (offset, arrival sequence).
+/// A queued request, ordered by (offset, arrival sequence).
+struct Entry {
+    offset_bytes: u64,
+    seq: u64,
+    req: Request,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.offset_bytes, self.seq).cmp(&(other.offset_bytes, other.seq))
+    }
+}
+
+type MinHeap = BinaryHeap<Reverse<Entry>>;
+
+/// The requests of one car: those at or above the head (served first, ascending) and those below it (served
+/// after the wrap). A car not yet in service keeps everything in `ahead` until it is split at the head.
 #[derive(Default)]
 struct Car {
-    sorted: BTreeMap<(u64, u64), Request>,
+    ahead: MinHeap,
+    behind: MinHeap,
     inserted: u64,
+}
+
+impl Car {
+    fn len(&self) -> usize {
+        self.ahead.len() + self.behind.len()
+    }
+
+    /// Move everything below `head_bytes` from `ahead` to `behind`.
+    fn split_at(&mut self, head_bytes: u64) {
+        while self
+            .ahead
+            .peek()
+            .is_some_and(|Reverse(e)| e.offset_bytes < head_bytes)
+        {
+            let entry = self.ahead.pop().expect("peeked");
+            self.behind.push(entry);
+        }
+    }
 }
 
 pub struct Elevator {
     batch_requests: u64,
-    /// Front is being served; back takes arrivals. Never empty.
+    /// Front is in service; back takes arrivals. Never empty.
     cars: VecDeque<Car>,
-    /// End of the last dispatched request: the head position.
+    /// Emptied cars, kept so that steady state does not allocate.
+    spare: Vec<Car>,
+    /// Offset of the last dispatched request.
     head_bytes: u64,
     enqueue_seq: u64,
     queued: usize,
@@ -60,11 +114,23 @@ impl Elevator {
         Elevator {
             batch_requests: 0,
             cars: VecDeque::from([Car::default()]),
+            spare: Vec::new(),
             head_bytes: 0,
             enqueue_seq: 0,
             queued: 0,
             dispatched: 0,
             wraps: 0,
+        }
+    }
+
+    /// Retire an empty front car; the next one is split at the head as it comes into service.
+    fn advance_car(&mut self) {
+        while self.cars.len() > 1 && self.cars.front().is_some_and(|car| car.len() == 0) {
+            let mut done = self.cars.pop_front().expect("checked");
+            done.inserted = 0;
+            self.spare.push(done);
+            let head = self.head_bytes;
+            self.cars.front_mut().expect("checked").split_at(head);
         }
     }
 }
@@ -81,40 +147,42 @@ impl Policy for Elevator {
                 .back()
                 .is_some_and(|car| car.inserted >= self.batch_requests);
         if back_is_full {
-            self.cars.push_back(Car::default());
+            let car = self.spare.pop().unwrap_or_default();
+            self.cars.push_back(car);
         }
+        let in_service = self.cars.len() == 1;
+        let head = self.head_bytes;
         let car = self.cars.back_mut().expect("an elevator always has a car");
-        car.sorted.insert((req.offset_bytes, self.enqueue_seq), req);
+        let entry = Reverse(Entry {
+            offset_bytes: req.offset_bytes,
+            seq: self.enqueue_seq,
+            req,
+        });
+        if in_service && req.offset_bytes < head {
+            car.behind.push(entry);
+        } else {
+            car.ahead.push(entry);
+        }
         car.inserted += 1;
         self.enqueue_seq += 1;
         self.queued += 1;
     }
 
     fn dispatch(&mut self, _now_ns: u64, _ctx: &DispatchContext) -> Dispatch {
-        while self.cars.len() > 1 && self.cars.front().is_some_and(|car| car.sorted.is_empty()) {
-            self.cars.pop_front();
-        }
+        self.advance_car();
         let car = self.cars.front_mut().expect("an elevator always has a car");
-        let ahead = car
-            .sorted
-            .range((self.head_bytes, 0)..)
-            .next()
-            .map(|(key, _)| *key);
-        let key = match ahead {
-            Some(key) => key,
-            None => match car.sorted.keys().next() {
-                Some(key) => {
-                    self.wraps += 1;
-                    *key
-                }
-                None => return Dispatch::Nothing,
-            },
-        };
-        let req = car.sorted.remove(&key).expect("key was just found");
-        self.head_bytes = req.end_bytes();
+        if car.ahead.is_empty() {
+            if car.behind.is_empty() {
+                return Dispatch::Nothing;
+            }
+            std::mem::swap(&mut car.ahead, &mut car.behind);
+            self.wraps += 1;
+        }
+        let Reverse(entry) = car.ahead.pop().expect("ahead is not empty");
+        self.head_bytes = entry.offset_bytes;
         self.queued -= 1;
         self.dispatched += 1;
-        Dispatch::Request(req)
+        Dispatch::Request(entry.req)
     }
 
     fn complete(&mut self, _now_ns: u64, _req: &Request) {}
@@ -124,13 +192,16 @@ impl Policy for Elevator {
     }
 
     fn drain(&mut self) -> Vec<Request> {
-        let mut held: Vec<(u64, Request)> = self
-            .cars
-            .drain(..)
-            .flat_map(|car| car.sorted.into_iter().map(|((_, seq), req)| (seq, req)))
-            .collect();
+        let mut held: Vec<(u64, Request)> = Vec::with_capacity(self.queued);
+        for mut car in self.cars.drain(..) {
+            for Reverse(e) in car.ahead.drain().chain(car.behind.drain()) {
+                held.push((e.seq, e.req));
+            }
+            car.inserted = 0;
+            self.spare.push(car);
+        }
         held.sort_by_key(|(seq, _)| *seq);
-        self.cars.push_back(Car::default());
+        self.cars.push_back(self.spare.pop().unwrap_or_default());
         self.queued = 0;
         held.into_iter().map(|(_, req)| req).collect()
     }
@@ -189,7 +260,7 @@ mod tests {
             id += 1;
         };
         add(&mut p, 5000);
-        assert_eq!(take(&mut p), 5000); // head now at 5100
+        assert_eq!(take(&mut p), 5000); // head now at 5000
         for off in [7000, 100, 6000, 5100, 300] {
             add(&mut p, off);
         }

@@ -1,0 +1,63 @@
+//! The arguments, as clap reads them.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "iosched",
+    version,
+    about = "Disk I/O scheduling in user space: pluggable policies, a deterministic simulator, fio-compatible reports",
+    long_about = None,
+    after_help = "Start with 'iosched demo' (every policy on a built-in mixed workload) or \
+                  'iosched sim JOBFILE' (a fio job file through one policy)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the scheduling policies and their tunables
+    Policies {
+        /// Print JSON: every policy with its tunables, defaults and descriptions
+        #[arg(long)]
+        json: bool,
+    },
+    /// Simulate a fio job file through a policy on a device model
+    Sim(SimArgs),
+    /// Compare every policy on a built-in mixed workload (a sequential reader, a random reader, a writer)
+    Demo {
+        /// Print JSON lines: one fio-schema report per policy
+        #[arg(long)]
+        json: bool,
+        /// Seed of the random streams
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct SimArgs {
+    /// A fio job file
+    pub jobfile: PathBuf,
+    /// Device model: simple[,latency_us=N][,bandwidth_mb_per_s=N][,flush_us=N][,queue_depth=N][,capacity_gib=N]
+    #[arg(long, default_value = "simple")]
+    pub device: String,
+    /// Scheduling policy (see 'iosched policies')
+    #[arg(long, default_value = "noop")]
+    pub policy: String,
+    /// Set a policy tunable, for example --set batch=16 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Override every job's runtime, in seconds
+    #[arg(long, value_name = "SECONDS")]
+    pub runtime: Option<String>,
+    /// Seed of the random streams: the same seed gives the same results
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print fio's JSON schema (plus an "iosched" object) instead of a table
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,295 @@
+//! The command line as a user meets it: output, JSON paths fio's tools read, and one-line errors with exit
+//! status 2 for bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn iosched(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(args)
+        .output()
+        .expect("run iosched")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A job file in a fresh temporary directory.
+fn job_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("iosched-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const MIXED: &str = "[global]\nnumber_ios=2000\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\nioengine=libaio\niodepth=8\n";
+
+/// Bad input: exit 2, exactly one line on stderr naming the problem, no panic.
+fn assert_bad_input(args: &[&str], wanted: &str) {
+    let out = iosched(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line:\n{err}"
+    );
+    assert!(
+        err.contains(wanted),
+        "{args:?}: wanted '{wanted}' in: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        stdout(&out).is_empty(),
+        "{args:?}: printed to stdout on error"
+    );
+}
+
+#[test]
+fn sim_prints_a_table() {
+    let job = job_file("table.fio", MIXED);
+    let out = iosched(&[
+        "sim",
+        job.to_str().unwrap(),
+        "--policy",
+        "elevator",
+        "--set",
+        "batch=8",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in [
+        "policy  elevator",
+        "batch=8",
+        "reader",
+        "writer",
+        "IOPS",
+        "p99 ms",
+        "4000 requests completed",
+    ] {
+        assert!(text.contains(needle), "missing '{needle}' in:\n{text}");
+    }
+}
+
+#[test]
+fn sim_json_has_the_fields_fio_tools_read() {
+    let job = job_file("json.fio", MIXED);
+    let out = iosched(&["sim", job.to_str().unwrap(), "--json", "--seed", "5"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+    let reader = &v["jobs"][0];
+    assert_eq!(reader["jobname"], "reader");
+    assert_eq!(reader["read"]["total_ios"], 2000);
+    assert!(reader["read"]["iops"].as_f64().unwrap() > 0.0);
+    assert!(
+        reader["read"]["clat_ns"]["percentile"]["99.000000"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(reader["read"]["lat_ns"]["mean"].as_f64().unwrap() > 0.0);
+    let writer = &v["jobs"][1];
+    assert_eq!(writer["write"]["io_bytes"], 2000 * 65536);
+    assert!(writer["write"]["bw_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(writer["read"]["total_ios"], 0);
+    let ios = &v["iosched"];
+    assert_eq!(ios["policy"], "noop");
+    assert!(ios["device"].as_str().unwrap().starts_with("simple,"));
+    assert_eq!(ios["requests_submitted"], 4000);
+    assert_eq!(ios["requests_completed"], 4000);
+    assert_eq!(ios["seed"], 5);
+    // Percentiles are in fio's order.
+    let keys: Vec<&String> = reader["read"]["clat_ns"]["percentile"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys.first().map(|k| k.as_str()), Some("1.000000"));
+    assert_eq!(keys.last().map(|k| k.as_str()), Some("99.990000"));
+}
+
+#[test]
+fn same_seed_same_json_and_runtime_override() {
+    let job = job_file(
+        "seed.fio",
+        "[r]\nrw=randrw\nbs=4k\ntime_based\nruntime=10\n",
+    );
+    let args = [
+        "sim",
+        job.to_str().unwrap(),
+        "--json",
+        "--seed",
+        "3",
+        "--runtime",
+        "0.05",
+        "--policy",
+        "elevator",
+    ];
+    let (a, b) = (iosched(&args), iosched(&args));
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let v: Value = serde_json::from_slice(&a.stdout).unwrap();
+    // 50 ms of 108 us requests, not 10 s.
+    let runtime_ms = v["jobs"][0]["job_runtime"].as_u64().unwrap();
+    assert!((50..=51).contains(&runtime_ms), "{runtime_ms}");
+}
+
+#[test]
+fn policies_json_lists_tunables_with_defaults() {
+    let out = iosched(&["policies", "--json"]);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = v["policies"].as_array().unwrap();
+    let names: Vec<&str> = list.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"noop") && names.contains(&"elevator"),
+        "{names:?}"
+    );
+    let elevator = list.iter().find(|p| p["name"] == "elevator").unwrap();
+    let batch = &elevator["tunables"][0];
+    assert_eq!(batch["name"], "batch");
+    assert_eq!(batch["default"], "0");
+    assert!(batch["description"].as_str().unwrap().len() > 10);
+    assert_eq!(batch["type"], "int");
+    assert_eq!(elevator["wait_bound"], "unbounded");
+    let noop = list.iter().find(|p| p["name"] == "noop").unwrap();
+    assert_eq!(noop["wait_bound"]["overtakes"], 0);
+}
+
+#[test]
+fn demo_compares_every_policy() {
+    let out = iosched(&["demo"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for name in [
+        "noop",
+        "elevator",
+        "elevator batch=16",
+        "seq MB/s",
+        "random p99 ms",
+    ] {
+        assert!(text.contains(name), "missing {name} in:\n{text}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let good = job_file("good.fio", MIXED);
+    let good = good.to_str().unwrap();
+    let malformed = job_file("bad.fio", "[global]\nbs=4k\n\n[j]\nrw=read\niodepth=lots\n");
+    let unsupported = job_file("unsup.fio", "[j]\nrw=read\nverify=md5\n");
+    assert_bad_input(&["sim", good, "--bogus"], "unexpected argument '--bogus'");
+    assert_bad_input(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
+    assert_bad_input(&["sim", good, "--policy", "cfqq"], "unknown policy 'cfqq'");
+    assert_bad_input(
+        &["sim", good, "--policy", "elevator", "--set", "bach=1"],
+        "unknown tunable 'bach'",
+    );
+    assert_bad_input(
+        &["sim", good, "--policy", "elevator", "--set", "batch=-3"],
+        "invalid value '-3' for batch",
+    );
+    assert_bad_input(&["sim", good, "--set", "batch"], "--set expects KEY=VALUE");
+    assert_bad_input(
+        &["sim", good, "--seed", "x"],
+        "invalid value 'x' for '--seed",
+    );
+    assert_bad_input(
+        &["sim", good, "--runtime", "soon"],
+        "--runtime expects a time",
+    );
+    assert_bad_input(
+        &["sim", good, "--device", "simple,latency=3"],
+        "unknown key 'latency'",
+    );
+    assert_bad_input(
+        &["sim", good, "--device", "tape"],
+        "unknown device kind 'tape'",
+    );
+    assert_bad_input(
+        &["sim", malformed.to_str().unwrap()],
+        "bad.fio:6: iodepth: expected an integer",
+    );
+    assert_bad_input(
+        &["sim", unsupported.to_str().unwrap()],
+        "unsup.fio:3: option 'verify' is not supported",
+    );
+    assert_bad_input(
+        &["sim", "/nonexistent/job.fio"],
+        "/nonexistent/job.fio:0: cannot read job file",
+    );
+    let too_far = job_file("far.fio", "[j]\nrw=read\noffset=2t\n");
+    assert_bad_input(
+        &["sim", too_far.to_str().unwrap()],
+        "far.fio:3: job 'j': offset",
+    );
+}
+
+/// The shared test data, or None (said loudly) when it is absent.
+fn test_data() -> Option<PathBuf> {
+    let dir = std::env::var("IOSCHED_TEST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: test data not found at {} (set IOSCHED_TEST_DATA)",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn fio_examples_are_simulated_or_rejected_by_name() {
+    let Some(data) = test_data() else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(data.join("fio-examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fio"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "expected fio's examples in {}",
+        data.display()
+    );
+    let mut simulated = 0;
+    for file in &files {
+        let out = iosched(&["sim", file.to_str().unwrap(), "--runtime", "0.02", "--json"]);
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{}: {err}", file.display());
+        match out.status.code() {
+            Some(0) => {
+                let v: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
+                assert_eq!(
+                    v["iosched"]["requests_submitted"],
+                    v["iosched"]["requests_completed"]
+                );
+                simulated += 1;
+            }
+            Some(2) => {
+                let name = file.file_name().unwrap().to_str().unwrap();
+                assert!(
+                    err.contains(name) && err.contains("option"),
+                    "{}: {err}",
+                    file.display()
+                );
+            }
+            other => panic!("{}: exit {other:?}: {err}", file.display()),
+        }
+    }
+    eprintln!(
+        "{simulated} of {} fio examples simulated, the rest rejected by option name",
+        files.len()
+    );
+    assert!(simulated >= 7, "only {simulated} simulated");
+}
