@@ -80,9 +80,9 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
                     }
                     "bandwidth_mb_per_s" => {
                         let v = number(1e9)?;
-                        if v == 0.0 {
+                        if v * 1e6 < 1.0 {
                             return Err(err(format!(
-                                "{key}: expected a rate above 0, found '{value}'"
+                                "{key}: expected a rate of at least 1 byte/s, found '{value}'"
                             )));
                         }
                         params.bandwidth_bytes_per_s = (v * 1e6).round() as u64;
@@ -155,7 +155,8 @@ mod tests {
             ("simple,latency=5", "unknown key 'latency'"),
             ("simple,queue_depth=0", "queue_depth: expected an integer"),
             ("simple,latency_us", "expected key=value"),
-            ("simple,bandwidth_mb_per_s=0", "above 0"),
+            ("simple,bandwidth_mb_per_s=0", "at least 1 byte/s"),
+            ("simple,bandwidth_mb_per_s=0.0000001", "at least 1 byte/s"),
             ("flash", "unknown device kind 'flash'"),
             ("", "empty spec"),
         ];
