@@ -5,6 +5,8 @@
 //! - [`spec`]: device specs as users write them (`simple,latency_us=100`), parsed into models.
 
 pub mod device;
+pub mod disksim;
+pub mod hdd;
 pub mod simple;
 pub mod spec;
 

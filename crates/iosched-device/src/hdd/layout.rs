@@ -1,0 +1,346 @@
+//! Where each logical block lives on a hard disk: zones of cylinders with their own sectors per track,
+//! spare sectors and where they sit (the sparing scheme), slipped sectors (skipped, pushing later blocks
+//! along) and remapped defects, and the angle of each sector given track and cylinder skew.
+//!
+//! The model is DiskSim's "g1" layout (diskmodel/layout_g1.c): physical sectors of a zone are numbered
+//! cylinder by cylinder, surface by surface; the first `deadspace` are unused; spares are reserved per track,
+//! cylinder, range of cylinders or zone; a slip makes the physical sector it names unusable and shifts the
+//! following blocks of its sparing unit by one. Angles are fractions of a revolution. Track skew accumulates
+//! per head switch and cylinder skew per cylinder switch, as DiskSim counts them.
+
+/// How spare sectors are laid out (DiskSim's "Sparing scheme used", 0-10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sparing {
+    /// 0: no spares.
+    None,
+    /// 1: `spares` whole tracks at the end of each zone; slips name tracks of the zone.
+    Tracks,
+    /// 2, 4, 5, 6: `spares` sectors per cylinder, at its end or front; slips shift within the cylinder (or
+    /// to the end of the zone).
+    SectorsPerCylinder { at_front: bool, slip_to_end: bool },
+    /// 3: `spares` sectors at the end of every track.
+    SectorsPerTrack,
+    /// 7: one spare per slip at the end of the zone.
+    SectorsAtEnd,
+    /// 8: `spares` sectors at the end of every range of `range_cylinders` cylinders.
+    SectorsPerRange { range_cylinders: u32 },
+    /// 9, 10: `spares` sectors at the end of the zone (10: plus one per slip).
+    SectorsPerZone { slip_to_end: bool },
+}
+
+impl Sparing {
+    /// From DiskSim's scheme number; `None` for an unknown one.
+    pub fn from_disksim(scheme: i64, range_cylinders: u32) -> Option<Sparing> {
+        Some(match scheme {
+            0 => Sparing::None,
+            1 => Sparing::Tracks,
+            2 => Sparing::SectorsPerCylinder { at_front: false, slip_to_end: false },
+            3 => Sparing::SectorsPerTrack,
+            4 => Sparing::SectorsPerCylinder { at_front: false, slip_to_end: true },
+            5 => Sparing::SectorsPerCylinder { at_front: true, slip_to_end: false },
+            6 => Sparing::SectorsPerCylinder { at_front: true, slip_to_end: true },
+            7 => Sparing::SectorsAtEnd,
+            8 => Sparing::SectorsPerRange { range_cylinders: range_cylinders.max(1) },
+            9 => Sparing::SectorsPerZone { slip_to_end: false },
+            10 => Sparing::SectorsPerZone { slip_to_end: true },
+            _ => return None,
+        })
+    }
+
+    /// Whether slips also shift the skew of later tracks (DiskSim does this for per-cylinder and per-track
+    /// sparing).
+    fn slips_push_skew(self) -> bool {
+        matches!(self, Sparing::SectorsPerCylinder { .. } | Sparing::SectorsPerTrack)
+    }
+}
+
+/// A zone: cylinders with the same sectors per track.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Zone {
+    pub first_cylinder: u32,
+    pub last_cylinder: u32,
+    pub sectors_per_track: u32,
+    /// Angle of sector 0 of the zone's first track, in sectors.
+    pub first_block_offset_sectors: f64,
+    /// Unused physical sectors at the zone's front.
+    pub deadspace_sectors: u64,
+    pub track_skew_sectors: f64,
+    pub cylinder_skew_sectors: f64,
+    pub spares: u64,
+    /// Sorted; physical sector numbers within the zone (track numbers for track sparing).
+    pub slips: Vec<u64>,
+    /// (defective physical sector, the spare it is remapped to), within the zone.
+    pub defects: Vec<(u64, u64)>,
+}
+
+/// A physical block address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pbn {
+    pub cylinder: u32,
+    pub head: u32,
+    pub sector: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub surfaces: u32,
+    pub cylinders: u32,
+    pub sparing: Sparing,
+    pub zones: Vec<Zone>,
+    /// First LBN of each zone, and one past the last of the last zone.
+    zone_first_lbn: Vec<u64>,
+}
+
+impl Zone {
+    fn cylinders(&self) -> u64 {
+        (self.last_cylinder - self.first_cylinder + 1) as u64
+    }
+
+    fn sectors_per_cylinder(&self, surfaces: u32) -> u64 {
+        self.sectors_per_track as u64 * surfaces as u64
+    }
+
+    /// Logical blocks the zone holds (DiskSim's blksinband).
+    fn blocks(&self, surfaces: u32, sparing: Sparing) -> u64 {
+        let spt = self.sectors_per_track as u64;
+        let cyls = self.cylinders();
+        let raw = cyls * spt * surfaces as u64;
+        let slips = self.slips.len() as u64;
+        let spare = match sparing {
+            Sparing::None => 0,
+            Sparing::Tracks => self.spares * spt,
+            Sparing::SectorsPerTrack => self.spares * cyls * surfaces as u64,
+            Sparing::SectorsPerCylinder { slip_to_end: false, .. } => self.spares * cyls,
+            Sparing::SectorsPerCylinder { slip_to_end: true, .. } => self.spares * cyls + slips,
+            Sparing::SectorsAtEnd => slips,
+            Sparing::SectorsPerRange { range_cylinders } => self.spares * (cyls / range_cylinders as u64),
+            Sparing::SectorsPerZone { slip_to_end: false } => self.spares,
+            Sparing::SectorsPerZone { slip_to_end: true } => self.spares + slips,
+        };
+        raw.saturating_sub(self.deadspace_sectors).saturating_sub(spare)
+    }
+}
+
+/// A layout that cannot hold its blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayoutError(pub String);
+
+impl Layout {
+    pub fn new(surfaces: u32, cylinders: u32, sparing: Sparing, mut zones: Vec<Zone>) -> Result<Layout, LayoutError> {
+        if surfaces == 0 || zones.is_empty() {
+            return Err(LayoutError("a disk needs at least one surface and one zone".into()));
+        }
+        let mut first = Vec::with_capacity(zones.len() + 1);
+        let mut lbn = 0u64;
+        for (i, z) in zones.iter_mut().enumerate() {
+            if z.first_cylinder > z.last_cylinder || z.last_cylinder >= cylinders {
+                return Err(LayoutError(format!(
+                    "zone {}: cylinders {}-{} do not fit the disk's {cylinders}",
+                    i + 1,
+                    z.first_cylinder,
+                    z.last_cylinder
+                )));
+            }
+            if z.sectors_per_track == 0 {
+                return Err(LayoutError(format!("zone {}: 0 blocks per track", i + 1)));
+            }
+            z.slips.sort_unstable();
+            first.push(lbn);
+            lbn += z.blocks(surfaces, sparing);
+        }
+        first.push(lbn);
+        if lbn == 0 {
+            return Err(LayoutError("the zones hold no blocks".into()));
+        }
+        Ok(Layout { surfaces, cylinders, sparing, zones, zone_first_lbn: first })
+    }
+
+    /// Logical blocks on the disk.
+    pub fn blocks(&self) -> u64 {
+        *self.zone_first_lbn.last().expect("one entry per zone plus the end")
+    }
+
+    /// The zone holding `lbn` (which must be below [`Layout::blocks`]).
+    pub fn zone_of(&self, lbn: u64) -> usize {
+        self.zone_first_lbn.partition_point(|first| *first <= lbn) - 1
+    }
+
+    /// Where `lbn` lives.
+    pub fn lbn_to_pbn(&self, lbn: u64) -> Pbn {
+        let zi = self.zone_of(lbn);
+        let z = &self.zones[zi];
+        let offset = lbn - self.zone_first_lbn[zi];
+        let spt = z.sectors_per_track as u64;
+        let spc = z.sectors_per_cylinder(self.surfaces);
+        // Physical sector within the zone.
+        let physical = match self.sparing {
+            Sparing::Tracks => {
+                let p = offset + z.deadspace_sectors;
+                let mut track = p / spt;
+                for s in &z.slips {
+                    if *s <= track {
+                        track += 1;
+                    }
+                }
+                track * spt + p % spt
+            }
+            sparing => {
+                // Sparing unit and the usable sectors in it.
+                let (unit, spares_front, spares_back) = match sparing {
+                    Sparing::SectorsPerTrack => (spt, 0, z.spares),
+                    Sparing::SectorsPerCylinder { at_front: true, .. } => (spc, z.spares, 0),
+                    Sparing::SectorsPerCylinder { at_front: false, .. } => (spc, 0, z.spares),
+                    Sparing::SectorsPerRange { range_cylinders } => (spc * range_cylinders as u64, 0, z.spares),
+                    _ => (u64::MAX, 0, 0),
+                };
+                if unit == u64::MAX {
+                    // Whole-zone unit: deadspace at the front, slips shift everything after them.
+                    let mut p = offset + z.deadspace_sectors;
+                    for s in &z.slips {
+                        if *s <= p {
+                            p += 1;
+                        }
+                    }
+                    p
+                } else {
+                    let usable = unit - spares_front - spares_back;
+                    let shifted = offset + z.deadspace_sectors;
+                    let u = shifted / usable;
+                    let mut p = u * unit + spares_front + shifted % usable;
+                    let unit_start = u * unit;
+                    for s in &z.slips {
+                        if *s >= unit_start && *s < unit_start + unit && *s <= p {
+                            p += 1;
+                        }
+                    }
+                    p
+                }
+            }
+        };
+        let physical = z.defects.iter().find(|(bad, _)| *bad == physical).map_or(physical, |(_, spare)| *spare);
+        let cyl_in_zone = physical / spc;
+        Pbn {
+            cylinder: z.first_cylinder + cyl_in_zone.min(z.cylinders() - 1) as u32,
+            head: ((physical % spc) / spt) as u32,
+            sector: (physical % spt) as u32,
+        }
+    }
+
+    /// Sectors per track at `cylinder` (the zone's, or the nearest zone before it for an unzoned cylinder).
+    pub fn sectors_per_track(&self, cylinder: u32) -> u32 {
+        self.zone_at(cylinder).sectors_per_track
+    }
+
+    fn zone_at(&self, cylinder: u32) -> &Zone {
+        self.zones
+            .iter()
+            .rev()
+            .find(|z| z.first_cylinder <= cylinder)
+            .unwrap_or(&self.zones[0])
+    }
+
+    /// Angle of the start of `pbn`'s sector, as a fraction of a revolution in [0, 1).
+    pub fn sector_angle(&self, pbn: Pbn) -> f64 {
+        let z = self.zone_at(pbn.cylinder);
+        let spt = z.sectors_per_track as f64;
+        let cyl = (pbn.cylinder - z.first_cylinder) as f64;
+        let head_switches = pbn.head as f64 + (self.surfaces as f64 - 1.0) * cyl;
+        let mut sectors = z.first_block_offset_sectors
+            + head_switches * z.track_skew_sectors
+            + cyl * z.cylinder_skew_sectors
+            + pbn.sector as f64;
+        if self.sparing.slips_push_skew() {
+            let mut tracks = (pbn.cylinder - z.first_cylinder) as u64 * self.surfaces as u64;
+            if self.sparing == Sparing::SectorsPerTrack {
+                tracks += pbn.head as u64;
+            }
+            let cutoff = tracks * z.sectors_per_track as u64;
+            sectors += z.slips.iter().filter(|s| **s < cutoff).count() as f64;
+        }
+        (sectors / spt).rem_euclid(1.0)
+    }
+
+    /// Logical blocks from `lbn` to the end of its track (at least 1): how much one pass over the track reads.
+    pub fn run_on_track(&self, lbn: u64, max: u64) -> u64 {
+        let start = self.lbn_to_pbn(lbn);
+        let spt = self.sectors_per_track(start.cylinder) as u64;
+        let room = (spt - start.sector as u64).min(max).min(self.blocks() - lbn);
+        // Slips and remaps can break a track's run: stop where the next block is not the next sector.
+        let mut n = 1;
+        while n < room {
+            let p = self.lbn_to_pbn(lbn + n);
+            if p.cylinder != start.cylinder || p.head != start.head || p.sector != start.sector + n as u32 {
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone(first: u32, last: u32, spt: u32) -> Zone {
+        Zone {
+            first_cylinder: first,
+            last_cylinder: last,
+            sectors_per_track: spt,
+            first_block_offset_sectors: 0.0,
+            deadspace_sectors: 0,
+            track_skew_sectors: 0.0,
+            cylinder_skew_sectors: 0.0,
+            spares: 0,
+            slips: vec![],
+            defects: vec![],
+        }
+    }
+
+    #[test]
+    fn plain_mapping_walks_sectors_heads_cylinders_zones() {
+        let l = Layout::new(2, 4, Sparing::None, vec![zone(0, 1, 10), zone(2, 3, 8)]).unwrap();
+        assert_eq!(l.blocks(), 2 * 2 * 10 + 2 * 2 * 8);
+        assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 0, head: 0, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(13), Pbn { cylinder: 0, head: 1, sector: 3 });
+        assert_eq!(l.lbn_to_pbn(20), Pbn { cylinder: 1, head: 0, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(40), Pbn { cylinder: 2, head: 0, sector: 0 });
+        assert_eq!(l.run_on_track(13, 100), 7);
+    }
+
+    #[test]
+    fn zone_spares_and_slips_shift_later_blocks() {
+        let mut z = zone(0, 1, 10);
+        z.spares = 3;
+        z.slips = vec![5];
+        let l = Layout::new(1, 2, Sparing::SectorsPerZone { slip_to_end: false }, vec![z]).unwrap();
+        assert_eq!(l.blocks(), 17);
+        assert_eq!(l.lbn_to_pbn(4).sector, 4);
+        assert_eq!(l.lbn_to_pbn(5).sector, 6); // physical 5 is slipped
+        assert_eq!(l.run_on_track(3, 10), 2); // 3, 4 then the slip breaks the run
+    }
+
+    #[test]
+    fn track_sparing_skips_slipped_tracks_and_deadspace() {
+        let mut z = zone(0, 3, 10);
+        z.spares = 1;
+        z.slips = vec![1];
+        z.deadspace_sectors = 10;
+        let l = Layout::new(1, 4, Sparing::Tracks, vec![z]).unwrap();
+        assert_eq!(l.blocks(), 40 - 10 - 10);
+        // LBN 0 is on physical track 1 after the dead track, which is slipped: track 2.
+        assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 2, head: 0, sector: 0 });
+    }
+
+    #[test]
+    fn skew_moves_the_first_sector_of_each_track() {
+        let mut z = zone(0, 9, 100);
+        z.track_skew_sectors = 10.0;
+        z.cylinder_skew_sectors = 25.0;
+        let l = Layout::new(2, 10, Sparing::None, vec![z]).unwrap();
+        assert_eq!(l.sector_angle(Pbn { cylinder: 0, head: 0, sector: 0 }), 0.0);
+        assert!((l.sector_angle(Pbn { cylinder: 0, head: 1, sector: 0 }) - 0.10).abs() < 1e-12);
+        // Cylinder 1, head 0: one head switch (on cylinder 0) and one cylinder switch: 10 + 25 sectors.
+        assert!((l.sector_angle(Pbn { cylinder: 1, head: 0, sector: 5 }) - 0.40).abs() < 1e-12);
+    }
+}
