@@ -54,6 +54,29 @@ impl Sparing {
     }
 }
 
+/// The order of tracks within a cylinder (DiskSim's "LBN-to-PBN mapping scheme", 0-2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mapping {
+    /// 0: every cylinder from surface 0 up.
+    Normal,
+    /// 1: odd cylinders of each zone (counting from the zone's first) run from the last surface down, so a
+    /// cylinder switch stays on the same surface.
+    CylinderSwitchOnSurfaceByZone,
+    /// 2: the same for odd cylinder numbers.
+    CylinderSwitchOnSurface,
+}
+
+impl Mapping {
+    pub fn from_disksim(scheme: i64) -> Option<Mapping> {
+        match scheme {
+            0 => Some(Mapping::Normal),
+            1 => Some(Mapping::CylinderSwitchOnSurfaceByZone),
+            2 => Some(Mapping::CylinderSwitchOnSurface),
+            _ => None,
+        }
+    }
+}
+
 /// A zone: cylinders with the same sectors per track.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Zone {
@@ -85,6 +108,7 @@ pub struct Pbn {
 pub struct Layout {
     pub surfaces: u32,
     pub cylinders: u32,
+    pub mapping: Mapping,
     pub sparing: Sparing,
     pub zones: Vec<Zone>,
     /// First LBN of each zone, and one past the last of the last zone.
@@ -126,7 +150,13 @@ impl Zone {
 pub struct LayoutError(pub String);
 
 impl Layout {
-    pub fn new(surfaces: u32, cylinders: u32, sparing: Sparing, mut zones: Vec<Zone>) -> Result<Layout, LayoutError> {
+    pub fn new(
+        surfaces: u32,
+        cylinders: u32,
+        mapping: Mapping,
+        sparing: Sparing,
+        mut zones: Vec<Zone>,
+    ) -> Result<Layout, LayoutError> {
         if surfaces == 0 || zones.is_empty() {
             return Err(LayoutError("a disk needs at least one surface and one zone".into()));
         }
@@ -152,7 +182,7 @@ impl Layout {
         if lbn == 0 {
             return Err(LayoutError("the zones hold no blocks".into()));
         }
-        Ok(Layout { surfaces, cylinders, sparing, zones, zone_first_lbn: first })
+        Ok(Layout { surfaces, cylinders, mapping, sparing, zones, zone_first_lbn: first })
     }
 
     /// Logical blocks on the disk.
@@ -219,10 +249,23 @@ impl Layout {
         };
         let physical = z.defects.iter().find(|(bad, _)| *bad == physical).map_or(physical, |(_, spare)| *spare);
         let cyl_in_zone = physical / spc;
-        Pbn {
-            cylinder: z.first_cylinder + cyl_in_zone.min(z.cylinders() - 1) as u32,
-            head: ((physical % spc) / spt) as u32,
-            sector: (physical % spt) as u32,
+        let cylinder = z.first_cylinder + cyl_in_zone.min(z.cylinders() - 1) as u32;
+        let track_in_cylinder = ((physical % spc) / spt) as u32;
+        Pbn { cylinder, head: self.surface_order(z, cylinder, track_in_cylinder), sector: (physical % spt) as u32 }
+    }
+
+    /// The surface of the `n`th track of `cylinder` (and, being its own inverse, the position of a surface in
+    /// the cylinder's track order).
+    fn surface_order(&self, z: &Zone, cylinder: u32, n: u32) -> u32 {
+        let reversed = match self.mapping {
+            Mapping::Normal => false,
+            Mapping::CylinderSwitchOnSurfaceByZone => (cylinder - z.first_cylinder) % 2 == 1,
+            Mapping::CylinderSwitchOnSurface => cylinder % 2 == 1,
+        };
+        if reversed {
+            self.surfaces - 1 - n
+        } else {
+            n
         }
     }
 
@@ -244,7 +287,8 @@ impl Layout {
         let z = self.zone_at(pbn.cylinder);
         let spt = z.sectors_per_track as f64;
         let cyl = (pbn.cylinder - z.first_cylinder) as f64;
-        let head_switches = pbn.head as f64 + (self.surfaces as f64 - 1.0) * cyl;
+        let track_in_cylinder = self.surface_order(z, pbn.cylinder, pbn.head);
+        let head_switches = track_in_cylinder as f64 + (self.surfaces as f64 - 1.0) * cyl;
         let mut sectors = z.first_block_offset_sectors
             + head_switches * z.track_skew_sectors
             + cyl * z.cylinder_skew_sectors
@@ -299,7 +343,7 @@ mod tests {
 
     #[test]
     fn plain_mapping_walks_sectors_heads_cylinders_zones() {
-        let l = Layout::new(2, 4, Sparing::None, vec![zone(0, 1, 10), zone(2, 3, 8)]).unwrap();
+        let l = Layout::new(2, 4, Mapping::Normal, Sparing::None, vec![zone(0, 1, 10), zone(2, 3, 8)]).unwrap();
         assert_eq!(l.blocks(), 2 * 2 * 10 + 2 * 2 * 8);
         assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 0, head: 0, sector: 0 });
         assert_eq!(l.lbn_to_pbn(13), Pbn { cylinder: 0, head: 1, sector: 3 });
@@ -313,7 +357,7 @@ mod tests {
         let mut z = zone(0, 1, 10);
         z.spares = 3;
         z.slips = vec![5];
-        let l = Layout::new(1, 2, Sparing::SectorsPerZone { slip_to_end: false }, vec![z]).unwrap();
+        let l = Layout::new(1, 2, Mapping::Normal, Sparing::SectorsPerZone { slip_to_end: false }, vec![z]).unwrap();
         assert_eq!(l.blocks(), 17);
         assert_eq!(l.lbn_to_pbn(4).sector, 4);
         assert_eq!(l.lbn_to_pbn(5).sector, 6); // physical 5 is slipped
@@ -326,7 +370,7 @@ mod tests {
         z.spares = 1;
         z.slips = vec![1];
         z.deadspace_sectors = 10;
-        let l = Layout::new(1, 4, Sparing::Tracks, vec![z]).unwrap();
+        let l = Layout::new(1, 4, Mapping::Normal, Sparing::Tracks, vec![z]).unwrap();
         assert_eq!(l.blocks(), 40 - 10 - 10);
         // LBN 0 is on physical track 1 after the dead track, which is slipped: track 2.
         assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 2, head: 0, sector: 0 });
@@ -337,10 +381,15 @@ mod tests {
         let mut z = zone(0, 9, 100);
         z.track_skew_sectors = 10.0;
         z.cylinder_skew_sectors = 25.0;
-        let l = Layout::new(2, 10, Sparing::None, vec![z]).unwrap();
+        let l = Layout::new(2, 10, Mapping::Normal, Sparing::None, vec![z.clone()]).unwrap();
         assert_eq!(l.sector_angle(Pbn { cylinder: 0, head: 0, sector: 0 }), 0.0);
         assert!((l.sector_angle(Pbn { cylinder: 0, head: 1, sector: 0 }) - 0.10).abs() < 1e-12);
         // Cylinder 1, head 0: one head switch (on cylinder 0) and one cylinder switch: 10 + 25 sectors.
         assert!((l.sector_angle(Pbn { cylinder: 1, head: 0, sector: 5 }) - 0.40).abs() < 1e-12);
+        // With cylinder switches on the same surface, cylinder 1 starts on head 1.
+        let l = Layout::new(2, 10, Mapping::CylinderSwitchOnSurfaceByZone, Sparing::None, vec![z]).unwrap();
+        assert_eq!(l.lbn_to_pbn(200), Pbn { cylinder: 1, head: 1, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(300), Pbn { cylinder: 1, head: 0, sector: 0 });
+        assert!((l.sector_angle(Pbn { cylinder: 1, head: 1, sector: 5 }) - 0.40).abs() < 1e-12);
     }
 }

@@ -2,3 +2,4 @@
 //! mechanics in absolute time, its cache and its command overheads.
 
 pub mod layout;
+pub mod seek;
