@@ -9,6 +9,7 @@
 
 pub mod engine;
 pub mod source;
+pub mod validate;
 pub mod workload;
 
 pub use engine::{simulate, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};

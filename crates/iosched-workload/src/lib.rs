@@ -7,5 +7,6 @@
 pub mod fio;
 pub mod generator;
 pub mod job;
+pub mod trace;
 
 pub use job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};

@@ -1,1 +1,518 @@
-pub fn placeholder() {}
+//! A hard-disk model from DiskSim parameter files: the instantiated `disksim_disk`, its `dm_disk` model
+//! (`dm_layout_g1` layout, `dm_mech_g1` mechanics, a `.seek` file for extracted seek curves), its cache and
+//! overheads. Keys of those blocks that the model does not use are reported as warnings, never silently
+//! misread; everything outside the disk (buses, controllers, drivers, statistics) is ignored, except the
+//! buses' block transfer times, which bound the disk's.
+
+use super::params::{read_file, Block, Loc, ParamError, ParamFile, Value};
+use crate::hdd::disk::{CacheParams, HddParams, Overheads};
+use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
+use crate::hdd::seek::SeekCurve;
+use std::path::Path;
+
+/// The model and the warnings met while building it.
+pub struct Built {
+    pub params: HddParams,
+    pub warnings: Vec<String>,
+}
+
+const MS: f64 = 1e6;
+
+/// Keys of `disksim_disk` that the model reads.
+const DISK_KEYS: &[&str] = &[
+    "Model",
+    "Per-request overhead time",
+    "Time scale for overheads",
+    "Bulk sector transfer time",
+    "Hold bus entire read xfer",
+    "Hold bus entire write xfer",
+    "Allow read hits on write data",
+    "Max queue length",
+    "Number of buffer segments",
+    "Maximum number of write segments",
+    "Segment size (in blks)",
+    "Enable caching in buffer",
+    "Buffer continuous read",
+    "Minimum read-ahead (blks)",
+    "Maximum read-ahead (blks)",
+    "Read-ahead on idle hit",
+    "Fast write level",
+    "Read hit over. after read",
+    "Read hit over. after write",
+    "Read miss over. after read",
+    "Read miss over. after write",
+    "Write hit over. after read",
+    "Write hit over. after write",
+    "Write miss over. after read",
+    "Write miss over. after write",
+    "Read completion overhead",
+    "Write completion overhead",
+    "First reselect overhead",
+    "Other reselect overhead",
+    "Minimum seek delay",
+    "Print stats",
+    "Scheduler",
+    "Avg sectors per cylinder",
+];
+
+/// Keys of `disksim_disk` known to DiskSim whose effect this model does not reproduce (they are read past
+/// with a warning when they differ from their neutral value).
+const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
+    ("Allow almost read hits", 0.0),
+    ("Allow sneaky full read hits", 0.0),
+    ("Allow sneaky partial read hits", 0.0),
+    ("Allow sneaky intermediate read hits", 0.0),
+    ("Allow write prebuffering", 0.0),
+    ("Preseeking level", 0.0),
+    ("Never disconnect", 0.0),
+    ("Use separate write segment", 0.0),
+    ("Low (write) water mark", 0.0),
+    ("High (read) water mark", 0.0),
+    ("Set watermark by reqsize", 1.0),
+    ("Calc sector by sector", 1.0),
+    ("Read-ahead over requested", 1.0),
+    ("Read any free blocks", 0.0),
+    ("Immediate buffer read", 0.0),
+    ("Immediate buffer write", 0.0),
+    ("Combine seq writes", 1.0),
+    ("Stop prefetch in sector", 0.0),
+    ("Disconnect write if seek", 0.0),
+    ("Write hit stop prefetch", 1.0),
+    ("Read directly to buffer", 1.0),
+    ("Immed transfer partial hit", 1.0),
+    ("Data preparation overhead", 0.0),
+    ("Read disconnect afterread", 0.0),
+    ("Read disconnect afterwrite", 0.0),
+    ("Write disconnect overhead", 0.0),
+    ("Extra write disconnect", 0.0),
+    ("Extradisc command overhead", 0.0),
+    ("Extradisc disconnect overhead", 0.0),
+    ("Extradisc inter-disconnect delay", 0.0),
+    ("Extradisc 2nd disconnect overhead", 0.0),
+    ("Extradisc seek delta", 0.0),
+];
+
+const MODEL_KEYS: &[&str] = &[
+    "Number of data surfaces",
+    "Number of cylinders",
+    "Block count",
+    "Layout Model",
+    "Mechanical Model",
+];
+const LAYOUT_KEYS: &[&str] = &[
+    "LBN-to-PBN mapping scheme",
+    "Sparing scheme used",
+    "Rangesize for sparing",
+    "Zones",
+];
+const ZONE_KEYS: &[&str] = &[
+    "First cylinder number",
+    "Last cylinder number",
+    "Blocks per track",
+    "Offset of first block",
+    "Empty space at zone front",
+    "Skew for track switch",
+    "Skew for cylinder switch",
+    "Number of spares",
+    "slips",
+    "defects",
+];
+const MECH_KEYS: &[&str] = &[
+    "Access time type",
+    "Seek type",
+    "Single cylinder seek time",
+    "Average seek time",
+    "Full strobe seek time",
+    "Full seek curve",
+    "Add. write settling delay",
+    "HPL seek equation values",
+    "First ten seek times",
+    "Head switch time",
+    "Rotation speed (in rpms)",
+    "Percent error in rpms",
+];
+
+fn err(loc: &Loc, message: String) -> ParamError {
+    ParamError {
+        loc: loc.clone(),
+        message,
+    }
+}
+
+fn warn_unknown(block: &Block, known: &[&str], warnings: &mut Vec<String>) {
+    for (key, loc) in block.unknown_keys(known) {
+        let not_modelled = DISK_KEYS_NOT_MODELLED
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(&key));
+        match not_modelled {
+            Some((_, neutral)) => {
+                if let Ok(v) = block.number(&key) {
+                    if v != *neutral {
+                        warnings.push(format!("{loc}: '{key}' = {v} is not modelled; ignored"));
+                    }
+                }
+            }
+            None => warnings.push(format!(
+                "{loc}: unknown key '{key}' in {}; ignored",
+                block.display_name()
+            )),
+        }
+    }
+}
+
+/// Build the hard disk a `.parv` file describes.
+pub fn load(parv: &Path) -> Result<Built, ParamError> {
+    let file = read_file(parv)?;
+    build(&file, parv)
+}
+
+fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamError> {
+    for (_, type_name, loc) in &file.instances {
+        if let Some(b) = file.block_named(type_name) {
+            if b.type_name == "disksim_disk" {
+                return Ok(b);
+            }
+        } else if !["Stats"].contains(&type_name.as_str())
+            && file
+                .blocks
+                .iter()
+                .all(|b| b.name.as_deref() != Some(type_name))
+        {
+            return Err(err(
+                loc,
+                format!("instantiate names '{type_name}', which no block defines"),
+            ));
+        }
+    }
+    file.blocks
+        .iter()
+        .find(|b| b.type_name == "disksim_disk")
+        .ok_or_else(|| {
+            err(
+                &Loc {
+                    file: parv.to_path_buf(),
+                    line: 0,
+                },
+                "no disksim_disk block: expected a disk to simulate".into(),
+            )
+        })
+}
+
+pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
+    let mut warnings = Vec::new();
+    let disk = find_disk(file, parv)?;
+    warn_unknown(disk, DISK_KEYS, &mut warnings);
+    let model = disk.block("Model")?;
+    if model.type_name != "dm_disk" {
+        return Err(err(
+            &model.loc,
+            format!("Model: expected a dm_disk block, found {}", model.type_name),
+        ));
+    }
+    warn_unknown(model, MODEL_KEYS, &mut warnings);
+    let surfaces = model.int("Number of data surfaces", 1, 1 << 16)? as u32;
+    let cylinders = model.int("Number of cylinders", 1, 1 << 30)? as u32;
+
+    // Layout.
+    let lay = model.block("Layout Model")?;
+    if lay.type_name != "dm_layout_g1" {
+        return Err(err(
+            &lay.loc,
+            format!(
+                "Layout Model: expected dm_layout_g1, found {} (not supported)",
+                lay.type_name
+            ),
+        ));
+    }
+    warn_unknown(lay, LAYOUT_KEYS, &mut warnings);
+    let mapping_no = lay.int("LBN-to-PBN mapping scheme", 0, 4)?;
+    let mapping = Mapping::from_disksim(mapping_no).ok_or_else(|| {
+        err(
+            &lay.get("LBN-to-PBN mapping scheme")
+                .expect("read above")
+                .loc,
+            format!("LBN-to-PBN mapping scheme: {mapping_no} is not supported; expected 0, 1 or 2"),
+        )
+    })?;
+    let range = lay.int_or("Rangesize for sparing", 1, 1 << 20, 1)? as u32;
+    let scheme = lay.int("Sparing scheme used", 0, 10)?;
+    let sparing = Sparing::from_disksim(scheme, range).expect("0-10 checked above");
+    let mut zones = Vec::new();
+    for item in lay.list("Zones")? {
+        let Value::Block(z) = &item.value else {
+            return Err(err(
+                &item.loc,
+                format!("Zones: expected zone blocks, found {}", item.value.kind()),
+            ));
+        };
+        warn_unknown(z, ZONE_KEYS, &mut warnings);
+        let defects = z.int_list("defects", 0, i64::MAX)?;
+        if defects.len() % 2 != 0 {
+            return Err(err(
+                &z.get("defects").expect("read above").loc,
+                "defects: expected pairs (defect, spare), found an odd count".into(),
+            ));
+        }
+        zones.push(Zone {
+            first_cylinder: z.int("First cylinder number", 0, cylinders as i64 - 1)? as u32,
+            last_cylinder: z.int("Last cylinder number", 0, cylinders as i64 - 1)? as u32,
+            sectors_per_track: z.int("Blocks per track", 1, 1 << 20)? as u32,
+            first_block_offset_sectors: z.number_or("Offset of first block", 0.0)?,
+            deadspace_sectors: z.int_or("Empty space at zone front", 0, i64::MAX, 0)? as u64,
+            track_skew_sectors: z.number_or("Skew for track switch", 0.0)?,
+            cylinder_skew_sectors: z.number_or("Skew for cylinder switch", 0.0)?,
+            spares: z.int_or("Number of spares", 0, i64::MAX, 0)? as u64,
+            slips: z
+                .int_list("slips", 0, i64::MAX)?
+                .into_iter()
+                .map(|v| v as u64)
+                .collect(),
+            defects: defects
+                .chunks(2)
+                .map(|p| (p[0] as u64, p[1] as u64))
+                .collect(),
+        });
+    }
+    let zones_loc = lay.get("Zones").expect("read above").loc.clone();
+    let layout = Layout::new(surfaces, cylinders, mapping, sparing, zones)
+        .map_err(|e| err(&zones_loc, e.0))?;
+    let stated = model.int_or("Block count", 0, i64::MAX, 0)? as u64;
+    if stated != 0 && stated != layout.blocks() {
+        warnings.push(format!(
+            "{}: Block count says {stated} but the zones hold {}; using the zones' count, as DiskSim does",
+            model.get("Block count").expect("read above").loc,
+            layout.blocks()
+        ));
+    }
+
+    // Mechanics.
+    let mech = model.block("Mechanical Model")?;
+    if mech.type_name != "dm_mech_g1" {
+        return Err(err(
+            &mech.loc,
+            format!(
+                "Mechanical Model: expected dm_mech_g1, found {} (not supported)",
+                mech.type_name
+            ),
+        ));
+    }
+    warn_unknown(mech, MECH_KEYS, &mut warnings);
+    if let Ok((kind, loc)) = mech.word("Access time type") {
+        if kind != "trackSwitchPlusRotation" {
+            warnings.push(format!(
+                "{loc}: Access time type '{kind}' is modelled as trackSwitchPlusRotation"
+            ));
+        }
+    }
+    let (seek_type, seek_loc) = mech.word("Seek type")?;
+    let seek = match seek_type {
+        "constant" => SeekCurve::Constant { ms: mech.number("Average seek time")? },
+        "linear" => SeekCurve::Linear {
+            single_ms: mech.number("Single cylinder seek time")?,
+            full_ms: mech.number("Full strobe seek time")?,
+            cylinders,
+        },
+        "curve" => SeekCurve::lee(
+            mech.number("Single cylinder seek time")?,
+            mech.number("Average seek time")?,
+            mech.number("Full strobe seek time")?,
+            cylinders,
+        ),
+        "hpl" | "hplplus10" => {
+            let v = numbers(mech, "HPL seek equation values", 6)?;
+            let first_ten = if seek_type == "hplplus10" {
+                let t = numbers(mech, "First ten seek times", 10)?;
+                Some(t.try_into().expect("ten numbers"))
+            } else {
+                None
+            };
+            SeekCurve::Hpl { v: v.try_into().expect("six numbers"), first_ten }
+        }
+        "extracted" => {
+            let (name, loc) = mech.word("Full seek curve")?;
+            let path = mech.loc.file.parent().unwrap_or(Path::new(".")).join(name);
+            SeekCurve::Extracted { points: read_seek_file(&path, loc)? }
+        }
+        other => {
+            return Err(err(seek_loc, format!("Seek type: expected constant, linear, curve, hpl, hplplus10 or extracted, found '{other}'")))
+        }
+    };
+    let rpm = mech.number("Rotation speed (in rpms)")?;
+    if !(rpm > 0.0 && rpm < 1e6) {
+        return Err(err(
+            &mech
+                .get("Rotation speed (in rpms)")
+                .expect("read above")
+                .loc,
+            format!("Rotation speed (in rpms): expected a speed above 0, found {rpm}"),
+        ));
+    }
+    let rpm_error = mech.number_or("Percent error in rpms", 0.0)?;
+    if rpm_error != 0.0 {
+        warnings.push(format!(
+            "{}: Percent error in rpms = {rpm_error} is not modelled; the nominal speed is used",
+            mech.loc
+        ));
+    }
+
+    // Overheads, bus, cache.
+    let scale = disk.number_or("Time scale for overheads", 1.0)?;
+    let ms = |key: &str| -> Result<f64, ParamError> { Ok(disk.number_or(key, 0.0)? * MS * scale) };
+    let overheads = Overheads {
+        read_hit_after_read_ns: ms("Read hit over. after read")?,
+        read_hit_after_write_ns: ms("Read hit over. after write")?,
+        read_miss_after_read_ns: ms("Read miss over. after read")?,
+        read_miss_after_write_ns: ms("Read miss over. after write")?,
+        write_hit_after_read_ns: ms("Write hit over. after read")?,
+        write_hit_after_write_ns: ms("Write hit over. after write")?,
+        write_miss_after_read_ns: ms("Write miss over. after read")?,
+        write_miss_after_write_ns: ms("Write miss over. after write")?,
+        read_complete_ns: ms("Read completion overhead")?,
+        write_complete_ns: ms("Write completion overhead")?,
+        per_request_ns: ms("Per-request overhead time")?,
+        first_reselect_ns: ms("First reselect overhead")?,
+        other_reselect_ns: ms("Other reselect overhead")?,
+        minimum_seek_ns: ms("Minimum seek delay")?,
+    };
+    let mut bus_ms = disk.number_or("Bulk sector transfer time", 0.0)?;
+    for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
+        bus_ms = bus_ms.max(b.number_or("Read block transfer time", 0.0)?);
+    }
+    let segments = disk.int_or("Number of buffer segments", 1, 1 << 16, 1)? as u32;
+    let segment_blocks = disk.int_or("Segment size (in blks)", 1, 1 << 30, 256)? as u64;
+    let cache = CacheParams {
+        enabled: disk.int_or("Enable caching in buffer", 0, 2, 1)? != 0,
+        segments,
+        segment_blocks,
+        write_segments: disk.int_or("Maximum number of write segments", 1, segments as i64, 1)?
+            as u32,
+        read_ahead_max_blocks: if disk.int_or("Buffer continuous read", 0, 4, 0)? == 0 {
+            0
+        } else {
+            disk.int_or("Maximum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64
+        },
+        fast_write_level: disk.int_or("Fast write level", 0, 2, 0)? as u8,
+        read_hits_on_write_data: disk.int_or("Allow read hits on write data", 0, 1, 0)? != 0,
+        read_ahead_on_idle_hit: disk.int_or("Read-ahead on idle hit", 0, 1, 0)? != 0,
+    };
+    Ok(Built {
+        params: HddParams {
+            name: format!("disksim:{}", parv.display()),
+            layout,
+            seek,
+            head_switch_ns: mech.number("Head switch time")? * MS,
+            write_settle_ns: mech.number_or("Add. write settling delay", 0.0)? * MS,
+            rpm,
+            bus_ns_per_block: bus_ms * MS,
+            overheads,
+            cache,
+            queue_depth: disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32,
+        },
+        warnings,
+    })
+}
+
+fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
+    let items = b.list(key)?;
+    let loc = &b.get(key).expect("listed above").loc;
+    if items.len() != count {
+        return Err(err(
+            loc,
+            format!("{key}: expected {count} numbers, found {}", items.len()),
+        ));
+    }
+    items
+        .iter()
+        .map(|i| match i.value {
+            Value::Number(n) => Ok(n),
+            ref other => Err(err(
+                &i.loc,
+                format!("{key}: expected numbers, found {}", other.kind()),
+            )),
+        })
+        .collect()
+}
+
+/// A DiskSim `.seek` file: "Seek distances measured: N" then N lines "distance, ms".
+pub fn read_seek_file(path: &Path, from: &Loc) -> Result<Vec<(u32, f64)>, ParamError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        err(
+            from,
+            format!("cannot read seek curve {}: {e}", path.display()),
+        )
+    })?;
+    let at = |line: usize| Loc {
+        file: path.to_path_buf(),
+        line,
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or_else(|| {
+        err(
+            &at(1),
+            "empty seek file: expected 'Seek distances measured: N'".into(),
+        )
+    })?;
+    let count: usize = header
+        .trim()
+        .strip_prefix("Seek distances measured:")
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| {
+            err(
+                &at(1),
+                format!(
+                    "expected 'Seek distances measured: N', found '{}'",
+                    header.trim()
+                ),
+            )
+        })?;
+    let mut points: Vec<(u32, f64)> = Vec::with_capacity(count);
+    for (i, line) in lines {
+        let mut parts = line.split(',');
+        let (d, t) = (
+            parts.next().unwrap_or("").trim(),
+            parts.next().unwrap_or("").trim(),
+        );
+        let d: u32 = d.parse().map_err(|_| {
+            err(
+                &at(i + 1),
+                format!("expected 'distance, ms', found '{}'", line.trim()),
+            )
+        })?;
+        let t: f64 = t
+            .parse()
+            .ok()
+            .filter(|t: &f64| t.is_finite() && *t >= 0.0)
+            .ok_or_else(|| {
+                err(
+                    &at(i + 1),
+                    format!("expected 'distance, ms', found '{}'", line.trim()),
+                )
+            })?;
+        if points.last().is_some_and(|(pd, _)| *pd >= d) {
+            return Err(err(
+                &at(i + 1),
+                format!(
+                    "distances must increase, found {d} after {}",
+                    points.last().expect("checked").0
+                ),
+            ));
+        }
+        points.push((d, t));
+    }
+    if points.len() != count {
+        return Err(err(
+            &at(text.lines().count()),
+            format!(
+                "seek table truncated: the header says {count} distances, found {}",
+                points.len()
+            ),
+        ));
+    }
+    if points.is_empty() {
+        return Err(err(&at(1), "the seek table has no distances".into()));
+    }
+    Ok(points)
+}

@@ -156,7 +156,10 @@ fn lex(text: &str) -> Vec<(Tok, usize)> {
 impl Lexer {
     fn loc(&self) -> Loc {
         let line = self.toks.get(self.pos).map_or(self.last_line, |(_, l)| *l);
-        Loc { file: self.file.clone(), line }
+        Loc {
+            file: self.file.clone(),
+            line,
+        }
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -174,11 +177,15 @@ impl Lexer {
     }
 
     fn err(&self, message: String) -> ParamError {
-        ParamError { loc: self.loc(), message }
+        ParamError {
+            loc: self.loc(),
+            message,
+        }
     }
 
     fn found(&self) -> String {
-        self.peek().map_or("the end of the file".to_string(), Tok::describe)
+        self.peek()
+            .map_or("the end of the file".to_string(), Tok::describe)
     }
 
     fn expect(&mut self, want: Tok, what: &str) -> Result<(), ParamError> {
@@ -211,7 +218,10 @@ pub fn read_file(path: &Path) -> Result<ParamFile, ParamError> {
 
 fn open(path: &Path, from: Option<&Loc>) -> Result<String, ParamError> {
     std::fs::read_to_string(path).map_err(|e| ParamError {
-        loc: from.cloned().unwrap_or(Loc { file: path.to_path_buf(), line: 0 }),
+        loc: from.cloned().unwrap_or(Loc {
+            file: path.to_path_buf(),
+            line: 0,
+        }),
         message: format!("cannot read {}: {e}", path.display()),
     })
 }
@@ -219,7 +229,12 @@ fn open(path: &Path, from: Option<&Loc>) -> Result<String, ParamError> {
 fn lexer_for(path: &Path, text: &str) -> Lexer {
     let toks = lex(text);
     let last_line = text.lines().count().max(1);
-    Lexer { toks, pos: 0, file: path.to_path_buf(), last_line }
+    Lexer {
+        toks,
+        pos: 0,
+        file: path.to_path_buf(),
+        last_line,
+    }
 }
 
 /// A `source` path, relative to the including file's folder.
@@ -244,11 +259,17 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                 let loc = lx.loc();
                 let name = lx.word("a file name after 'source'")?;
                 if depth >= MAX_SOURCE_DEPTH {
-                    return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
+                    return Err(ParamError {
+                        loc,
+                        message: "'source' nested too deeply (a loop?)".into(),
+                    });
                 }
                 let included = resolve(path, &name);
                 if !included.is_file() {
-                    return Err(ParamError { loc, message: format!("cannot read {}: no such file", included.display()) });
+                    return Err(ParamError {
+                        loc,
+                        message: format!("cannot read {}: no such file", included.display()),
+                    });
                 }
                 read_into(&included, out, depth + 1)?;
             }
@@ -261,7 +282,12 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                         Some(Tok::Word(w)) => names.push(w),
                         Some(Tok::Comma) => {}
                         Some(Tok::LClose) => break,
-                        _ => return Err(ParamError { loc, message: "expected names and ']' in 'instantiate'".into() }),
+                        _ => {
+                            return Err(ParamError {
+                                loc,
+                                message: "expected names and ']' in 'instantiate'".into(),
+                            })
+                        }
                     }
                 }
                 let as_word = lx.word("'as'")?;
@@ -279,7 +305,12 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                 let name = lx.word(&format!("a name after '{type_name}'"))?;
                 lx.expect(Tok::Open, &format!("'{{' after '{type_name} {name}'"))?;
                 let params = read_params(&mut lx, path, depth)?;
-                out.blocks.push(Block { type_name: type_name.to_string(), name: Some(name), loc, params });
+                out.blocks.push(Block {
+                    type_name: type_name.to_string(),
+                    name: Some(name),
+                    loc,
+                    params,
+                });
             }
         }
     }
@@ -304,7 +335,11 @@ fn skip_topology(lx: &mut Lexer) -> Result<(), ParamError> {
 }
 
 /// `Key = value, ...` up to the closing brace (consumed).
-fn read_params(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Vec<(String, Spanned)>, ParamError> {
+fn read_params(
+    lx: &mut Lexer,
+    path: &Path,
+    depth: usize,
+) -> Result<Vec<(String, Spanned)>, ParamError> {
     let mut params = Vec::new();
     loop {
         match lx.peek() {
@@ -327,11 +362,22 @@ fn read_params(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Vec<(String,
                 params.push((key, value));
                 match lx.peek() {
                     Some(Tok::Comma) | Some(Tok::Close) => {}
-                    _ => return Err(lx.err(format!("expected ',' or '}}' after the value of '{}', found {}", params.last().map_or("", |(k, _)| k.as_str()), lx.found()))),
+                    _ => {
+                        return Err(lx.err(format!(
+                            "expected ',' or '}}' after the value of '{}', found {}",
+                            params.last().map_or("", |(k, _)| k.as_str()),
+                            lx.found()
+                        )))
+                    }
                 }
             }
             None => return Err(lx.err("the block is not closed: expected '}'".into())),
-            Some(_) => return Err(lx.err(format!("expected a parameter name or '}}', found {}", lx.found()))),
+            Some(_) => {
+                return Err(lx.err(format!(
+                    "expected a parameter name or '}}', found {}",
+                    lx.found()
+                )))
+            }
         }
     }
 }
@@ -353,13 +399,19 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
                     _ => items.push(read_value(lx, path, depth)?),
                 }
             }
-            Ok(Spanned { value: Value::List(items), loc })
+            Ok(Spanned {
+                value: Value::List(items),
+                loc,
+            })
         }
         Some(Tok::Word(w)) if w == "source" && matches!(lx.peek2(), Some(Tok::Word(_))) => {
             lx.pos += 1;
             let name = lx.word("a file name after 'source'")?;
             if depth >= MAX_SOURCE_DEPTH {
-                return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
+                return Err(ParamError {
+                    loc,
+                    message: "'source' nested too deeply (a loop?)".into(),
+                });
             }
             let included = resolve(path, &name);
             let text = open(&included, Some(&loc))?;
@@ -370,16 +422,35 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
             inner.expect(Tok::Open, &format!("'{{' after '{type_name} {name}'"))?;
             let params = read_params(&mut inner, &included, depth + 1)?;
             if inner.peek().is_some() {
-                return Err(inner.err(format!("expected the end of the file after block '{name}', found {}", inner.found())));
+                return Err(inner.err(format!(
+                    "expected the end of the file after block '{name}', found {}",
+                    inner.found()
+                )));
             }
-            Ok(Spanned { value: Value::Block(Block { type_name, name: Some(name), loc: block_loc, params }), loc })
+            Ok(Spanned {
+                value: Value::Block(Block {
+                    type_name,
+                    name: Some(name),
+                    loc: block_loc,
+                    params,
+                }),
+                loc,
+            })
         }
         Some(Tok::Word(w)) => {
             lx.pos += 1;
             if lx.peek() == Some(&Tok::Open) {
                 lx.pos += 1;
                 let params = read_params(lx, path, depth)?;
-                return Ok(Spanned { value: Value::Block(Block { type_name: w, name: None, loc: loc.clone(), params }), loc });
+                return Ok(Spanned {
+                    value: Value::Block(Block {
+                        type_name: w,
+                        name: None,
+                        loc: loc.clone(),
+                        params,
+                    }),
+                    loc,
+                });
             }
             let value = match w.parse::<f64>() {
                 Ok(n) if n.is_finite() => Value::Number(n),
@@ -401,18 +472,28 @@ impl Block {
     }
 
     pub fn get(&self, key: &str) -> Option<&Spanned> {
-        self.params.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v)
+        self.params
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
     }
 
     fn missing(&self, key: &str) -> ParamError {
-        ParamError { loc: self.loc.clone(), message: format!("{} has no '{key}'", self.display_name()) }
+        ParamError {
+            loc: self.loc.clone(),
+            message: format!("{} has no '{key}'", self.display_name()),
+        }
     }
 
     pub fn number(&self, key: &str) -> Result<f64, ParamError> {
         let v = self.get(key).ok_or_else(|| self.missing(key))?;
         match &v.value {
             Value::Number(n) => Ok(*n),
-            other => Err(ParamError { loc: v.loc.clone(), message: format!("{key}: expected a number, found {}", describe(other)) }),
+            other => Err(ParamError {
+                loc: v.loc.clone(),
+                message: format!("{key}: expected a number, found {}", describe(other)),
+            }),
         }
     }
 
@@ -427,9 +508,15 @@ impl Block {
     /// An integer within `min..=max`.
     pub fn int(&self, key: &str, min: i64, max: i64) -> Result<i64, ParamError> {
         let n = self.number(key)?;
-        let loc = self.get(key).map(|v| v.loc.clone()).unwrap_or(self.loc.clone());
+        let loc = self
+            .get(key)
+            .map(|v| v.loc.clone())
+            .unwrap_or(self.loc.clone());
         if n.fract() != 0.0 || n < min as f64 || n > max as f64 {
-            return Err(ParamError { loc, message: format!("{key}: expected an integer from {min} to {max}, found {n}") });
+            return Err(ParamError {
+                loc,
+                message: format!("{key}: expected an integer from {min} to {max}, found {n}"),
+            });
         }
         Ok(n as i64)
     }
@@ -446,7 +533,10 @@ impl Block {
         let v = self.get(key).ok_or_else(|| self.missing(key))?;
         match &v.value {
             Value::Word(w) => Ok((w.as_str(), &v.loc)),
-            other => Err(ParamError { loc: v.loc.clone(), message: format!("{key}: expected a word, found {}", describe(other)) }),
+            other => Err(ParamError {
+                loc: v.loc.clone(),
+                message: format!("{key}: expected a word, found {}", describe(other)),
+            }),
         }
     }
 
@@ -454,7 +544,10 @@ impl Block {
         let v = self.get(key).ok_or_else(|| self.missing(key))?;
         match &v.value {
             Value::Block(b) => Ok(b),
-            other => Err(ParamError { loc: v.loc.clone(), message: format!("{key}: expected a block, found {}", describe(other)) }),
+            other => Err(ParamError {
+                loc: v.loc.clone(),
+                message: format!("{key}: expected a block, found {}", describe(other)),
+            }),
         }
     }
 
@@ -462,7 +555,10 @@ impl Block {
         let v = self.get(key).ok_or_else(|| self.missing(key))?;
         match &v.value {
             Value::List(items) => Ok(items),
-            other => Err(ParamError { loc: v.loc.clone(), message: format!("{key}: expected a list [ ... ], found {}", describe(other)) }),
+            other => Err(ParamError {
+                loc: v.loc.clone(),
+                message: format!("{key}: expected a list [ ... ], found {}", describe(other)),
+            }),
         }
     }
 
@@ -471,10 +567,15 @@ impl Block {
         self.list(key)?
             .iter()
             .map(|item| match &item.value {
-                Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => Ok(*n as i64),
+                Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => {
+                    Ok(*n as i64)
+                }
                 other => Err(ParamError {
                     loc: item.loc.clone(),
-                    message: format!("{key}: expected integers from {min} to {max}, found {}", describe(other)),
+                    message: format!(
+                        "{key}: expected integers from {min} to {max}, found {}",
+                        describe(other)
+                    ),
                 }),
             })
             .collect()
@@ -528,7 +629,10 @@ mod tests {
         let disk = f.block_named("D").unwrap();
         assert_eq!(disk.number("Rotation speed (in rpms)").unwrap(), 7200.0);
         assert_eq!(disk.number("Add. write settling delay").unwrap(), 0.5);
-        assert_eq!(disk.word("Access time type").unwrap().0, "trackSwitchPlusRotation");
+        assert_eq!(
+            disk.word("Access time type").unwrap().0,
+            "trackSwitchPlusRotation"
+        );
         let model = disk.block("Model").unwrap();
         assert_eq!(model.int("Number of data surfaces", 1, 100).unwrap(), 2);
         assert_eq!(model.list("Zones").unwrap().len(), 2);
@@ -540,24 +644,48 @@ mod tests {
     fn errors_name_file_line_and_expectation() {
         let d = tmp("bad");
         let cases = [
-            ("disksim_disk D {\n A = 1\n B = 2 }\n", ":3: expected ',' or '}' after the value of 'A'"),
+            (
+                "disksim_disk D {\n A = 1\n B = 2 }\n",
+                ":3: expected ',' or '}' after the value of 'A'",
+            ),
             ("disksim_disk D {\n A = 1,\n", ":2: the block is not closed"),
-            ("disksim_disk D {\n A = [ 1, 2 \n}\n", ":3: expected a value, found '}'"),
-            ("disksim_disk {\n}\n", ":1: expected a name after 'disksim_disk', found '{'"),
+            (
+                "disksim_disk D {\n A = [ 1, 2 \n}\n",
+                ":3: expected a value, found '}'",
+            ),
+            (
+                "disksim_disk {\n}\n",
+                ":1: expected a name after 'disksim_disk', found '{'",
+            ),
             ("source nothere.model\n", "cannot read"),
-            ("disksim_disk D { M = source missing.model }\n", ":1: cannot read"),
+            (
+                "disksim_disk D { M = source missing.model }\n",
+                ":1: cannot read",
+            ),
         ];
         for (text, want) in cases {
             let p = write(&d, "x.parv", text);
             let err = read_file(&p).unwrap_err().to_string();
             assert!(err.contains(want), "{text:?}: {err}");
-            assert!(err.contains("x.parv") || err.contains("nothere") , "{err}");
+            assert!(err.contains("x.parv") || err.contains("nothere"), "{err}");
         }
         let p = write(&d, "t.parv", "b B { N = x, L = [ 1, q ] }\n");
         let f = read_file(&p).unwrap();
         let b = f.block_named("B").unwrap();
-        assert!(b.number("N").unwrap_err().to_string().contains("t.parv:1: N: expected a number, found 'x'"));
-        assert!(b.int_list("L", 0, 9).unwrap_err().to_string().contains("L: expected integers"));
-        assert!(b.number("Z").unwrap_err().to_string().contains("b B has no 'Z'"));
+        assert!(b
+            .number("N")
+            .unwrap_err()
+            .to_string()
+            .contains("t.parv:1: N: expected a number, found 'x'"));
+        assert!(b
+            .int_list("L", 0, 9)
+            .unwrap_err()
+            .to_string()
+            .contains("L: expected integers"));
+        assert!(b
+            .number("Z")
+            .unwrap_err()
+            .to_string()
+            .contains("b B has no 'Z'"));
     }
 }

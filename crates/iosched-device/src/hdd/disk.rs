@@ -1,0 +1,648 @@
+//! The hard disk as a device: one actuator whose position and the platter's rotation are tracked in absolute
+//! time, a cache of segments with read-ahead and write-back, command overheads and a host bus.
+//!
+//! What happens to a command (one at a time, in arrival order; further commands wait in the drive's queue):
+//! - A read whose blocks are all in a segment is a hit: the read-hit overhead (after a read or after a
+//!   write, whichever the previous command was), then the bus transfer, then the completion overhead.
+//! - A read that the read-ahead in progress is about to reach is served by that stream: no seek; each block
+//!   goes over the bus once it is in the buffer.
+//! - Any other read is a miss: the read-miss overhead, then the actuator (once free of background work and
+//!   after stopping any read-ahead) seeks, waits for the first sector to come round (the rotational position
+//!   is a function of absolute time), and reads track by track, switching heads and cylinders with their
+//!   skews. Blocks go over the bus as they arrive (at the bus's per-sector time, after a reselection
+//!   overhead when the drive disconnected). The drive then keeps reading ahead into the segment up to the
+//!   maximum read-ahead, stopping as soon as another command needs the actuator.
+//! - A write with fast writes (level 2 always, level 1 for sequential appends) completes once its data is in
+//!   the buffer; the drive destages it to the media in the background, and a later command that needs the
+//!   actuator waits for that. Without fast writes it completes after the media write.
+//! - Writes add the write settling delay to every seek or head switch they need.
+//!
+//! Approximations, against DiskSim's disk controller: segments hold one contiguous range each and are
+//! replaced least recently used; the drive serves its queue first come first served; disconnection and
+//! reselection are charged as fixed overheads, not as bus arbitration; the rotation rate has no error term.
+
+use crate::device::{Completion, Device};
+use crate::hdd::layout::{Layout, Pbn};
+use crate::hdd::seek::SeekCurve;
+use iosched_core::policy::StatValue;
+use iosched_core::request::{Op, Request};
+use std::collections::VecDeque;
+
+/// Command overheads, in nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Overheads {
+    pub read_hit_after_read_ns: f64,
+    pub read_hit_after_write_ns: f64,
+    pub read_miss_after_read_ns: f64,
+    pub read_miss_after_write_ns: f64,
+    pub write_hit_after_read_ns: f64,
+    pub write_hit_after_write_ns: f64,
+    pub write_miss_after_read_ns: f64,
+    pub write_miss_after_write_ns: f64,
+    pub read_complete_ns: f64,
+    pub write_complete_ns: f64,
+    /// Added to every command.
+    pub per_request_ns: f64,
+    /// Before the first data transfer of a command that disconnected from the bus.
+    pub first_reselect_ns: f64,
+    /// Before later transfers of the same command (and the completion of a write-through write).
+    pub other_reselect_ns: f64,
+    /// The least time from a command's start to its media access.
+    pub minimum_seek_ns: f64,
+}
+
+/// The on-board cache.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CacheParams {
+    pub enabled: bool,
+    pub segments: u32,
+    pub segment_blocks: u64,
+    /// Segments that may hold data not yet written to the media.
+    pub write_segments: u32,
+    /// Read-ahead after a read miss: up to this many blocks past the request (0: none).
+    pub read_ahead_max_blocks: u64,
+    /// 0 none, 1 sequential appends, 2 every write completes when its data is in the buffer.
+    pub fast_write_level: u8,
+    pub read_hits_on_write_data: bool,
+    /// Start read-ahead after a hit when the drive is idle.
+    pub read_ahead_on_idle_hit: bool,
+}
+
+/// Everything that decides a hard disk's timing.
+#[derive(Clone, Debug)]
+pub struct HddParams {
+    /// What the drive is (a preset or file name), for reports.
+    pub name: String,
+    pub layout: Layout,
+    pub seek: SeekCurve,
+    pub head_switch_ns: f64,
+    pub write_settle_ns: f64,
+    pub rpm: f64,
+    /// Host bus time per 512-byte block (0: as fast as the media).
+    pub bus_ns_per_block: f64,
+    pub overheads: Overheads,
+    pub cache: CacheParams,
+    pub queue_depth: u32,
+}
+
+/// A run of blocks read or written in one pass over a track.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    lbn: u64,
+    blocks: u64,
+    /// When the first block's sector starts passing under the head.
+    start_ns: f64,
+    sector_ns: f64,
+}
+
+impl Run {
+    /// When block `lbn` (in this run) is fully under the head.
+    fn done_ns(&self, lbn: u64) -> f64 {
+        self.start_ns + (lbn - self.lbn + 1) as f64 * self.sector_ns
+    }
+
+    fn end_ns(&self) -> f64 {
+        self.start_ns + self.blocks as f64 * self.sector_ns
+    }
+}
+
+/// Read-ahead in progress into a segment.
+#[derive(Clone, Debug)]
+struct ReadAhead {
+    segment: usize,
+    runs: Vec<Run>,
+}
+
+impl ReadAhead {
+    /// One past the last block in the buffer at `t_ns`.
+    fn valid_end(&self, t_ns: f64) -> u64 {
+        let mut end = self.runs.first().map_or(0, |r| r.lbn);
+        for r in &self.runs {
+            if t_ns >= r.end_ns() {
+                end = r.lbn + r.blocks;
+            } else {
+                if t_ns > r.start_ns {
+                    end = r.lbn + ((t_ns - r.start_ns) / r.sector_ns).floor() as u64;
+                }
+                break;
+            }
+        }
+        end
+    }
+
+    fn limit(&self) -> u64 {
+        self.runs.last().map_or(0, |r| r.lbn + r.blocks)
+    }
+
+    fn done_ns(&self, lbn: u64) -> Option<f64> {
+        self.runs
+            .iter()
+            .find(|r| lbn >= r.lbn && lbn < r.lbn + r.blocks)
+            .map(|r| r.done_ns(lbn))
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Segment {
+    start: u64,
+    /// One past the last valid block (when no read-ahead is filling it).
+    end: u64,
+    last_used: u64,
+    /// Holds data not yet on the media until this time.
+    dirty_until_ns: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Arm {
+    cylinder: u32,
+    head: u32,
+}
+
+/// Counters of what the drive did.
+#[derive(Clone, Debug, Default)]
+struct HddStats {
+    read_hits: u64,
+    read_stream_hits: u64,
+    read_misses: u64,
+    fast_writes: u64,
+    write_throughs: u64,
+    seeks: u64,
+    media_blocks: u64,
+}
+
+pub struct Hdd {
+    p: HddParams,
+    period_ns: f64,
+    arm: Arm,
+    /// When the actuator is free of committed work (a miss's media access, a destage).
+    arm_free_ns: f64,
+    read_ahead: Option<ReadAhead>,
+    segments: Vec<Segment>,
+    use_counter: u64,
+    last_was_read: bool,
+    /// Commands waiting, in arrival order: (tag, request, arrival).
+    queue: VecDeque<(u32, Request, f64)>,
+    /// The command in service and its completion time.
+    current: Option<(u32, f64)>,
+    runs: Vec<Run>,
+    stats: HddStats,
+}
+
+impl Hdd {
+    pub fn new(p: HddParams) -> Hdd {
+        let period_ns = 60e9 / p.rpm;
+        let segments = vec![Segment::default(); p.cache.segments.max(1) as usize];
+        Hdd {
+            period_ns,
+            arm: Arm {
+                cylinder: 0,
+                head: 0,
+            },
+            arm_free_ns: 0.0,
+            read_ahead: None,
+            segments,
+            use_counter: 0,
+            last_was_read: true,
+            queue: VecDeque::new(),
+            current: None,
+            runs: Vec::new(),
+            stats: HddStats::default(),
+            p,
+        }
+    }
+
+    pub fn params(&self) -> &HddParams {
+        &self.p
+    }
+
+    /// Logical blocks (512 bytes) on the disk.
+    pub fn blocks(&self) -> u64 {
+        self.p.layout.blocks()
+    }
+
+    fn seek_ns(&self, from: Arm, to: Pbn, write: bool) -> f64 {
+        let distance = from.cylinder.abs_diff(to.cylinder);
+        let mut t = self.p.seek.ms(distance) * 1e6;
+        if from.head != to.head {
+            t = t.max(self.p.head_switch_ns);
+        }
+        if write && t > 0.0 {
+            t += self.p.write_settle_ns;
+        }
+        t
+    }
+
+    /// Time from `t_ns` until the start of the sector at `angle` passes under the head.
+    fn rotational_wait_ns(&self, t_ns: f64, angle: f64) -> f64 {
+        let position = (t_ns / self.period_ns).rem_euclid(1.0);
+        let mut wait = (angle - position).rem_euclid(1.0);
+        if wait > 1.0 - 1e-9 {
+            wait = 0.0;
+        }
+        wait * self.period_ns
+    }
+
+    /// Access `blocks` blocks from `lbn` with the actuator free from `start_ns`, appending one run per track
+    /// to `self.runs`. Returns the end time.
+    fn media(
+        &mut self,
+        start_ns: f64,
+        lbn: u64,
+        blocks: u64,
+        write: bool,
+        minimum_positioning_ns: f64,
+    ) -> f64 {
+        let mut t = start_ns;
+        let mut l = lbn;
+        let end = (lbn + blocks).min(self.p.layout.blocks());
+        let mut first = true;
+        while l < end {
+            let pbn = self.p.layout.lbn_to_pbn(l);
+            let n = self.p.layout.run_on_track(l, end - l);
+            let mut seek = self.seek_ns(self.arm, pbn, write);
+            if first {
+                seek = seek.max(minimum_positioning_ns);
+                if seek > 0.0 {
+                    self.stats.seeks += 1;
+                }
+                first = false;
+            }
+            t += seek;
+            t += self.rotational_wait_ns(t, self.p.layout.sector_angle(pbn));
+            let spt = self.p.layout.sectors_per_track(pbn.cylinder) as f64;
+            let run = Run {
+                lbn: l,
+                blocks: n,
+                start_ns: t,
+                sector_ns: self.period_ns / spt,
+            };
+            t = run.end_ns();
+            self.runs.push(run);
+            self.arm = Arm {
+                cylinder: pbn.cylinder,
+                head: pbn.head,
+            };
+            l += n;
+        }
+        self.stats.media_blocks += end - lbn;
+        t
+    }
+
+    /// Stop read-ahead at `t_ns`: keep what it read, free the actuator at the end of the sector under the head.
+    fn stop_read_ahead(&mut self, t_ns: f64) {
+        if let Some(ra) = self.read_ahead.take() {
+            let end = ra.valid_end(t_ns);
+            let seg = &mut self.segments[ra.segment];
+            seg.end = seg.end.max(end).min(ra.limit());
+            if let Some(r) = ra.runs.iter().find(|r| t_ns < r.end_ns()) {
+                if t_ns > r.start_ns {
+                    let into = ((t_ns - r.start_ns) / r.sector_ns).ceil();
+                    self.arm_free_ns = self.arm_free_ns.max(r.start_ns + into * r.sector_ns);
+                    let pbn = self.p.layout.lbn_to_pbn(r.lbn);
+                    self.arm = Arm {
+                        cylinder: pbn.cylinder,
+                        head: pbn.head,
+                    };
+                } else {
+                    // Not yet on this track: the head is where the previous run left it.
+                    let prev = ra
+                        .runs
+                        .iter()
+                        .take_while(|x| x.start_ns < r.start_ns)
+                        .last();
+                    if let Some(p) = prev {
+                        let pbn = self.p.layout.lbn_to_pbn(p.lbn);
+                        self.arm = Arm {
+                            cylinder: pbn.cylinder,
+                            head: pbn.head,
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    fn touch(&mut self, segment: usize) {
+        self.use_counter += 1;
+        self.segments[segment].last_used = self.use_counter;
+    }
+
+    /// The least recently used segment that holds no unwritten data at `t_ns`.
+    fn victim(&self, t_ns: f64) -> usize {
+        let reading = self.read_ahead.as_ref().map(|r| r.segment);
+        (0..self.segments.len())
+            .filter(|i| Some(*i) != reading && self.segments[*i].dirty_until_ns <= t_ns)
+            .min_by_key(|i| self.segments[*i].last_used)
+            .or_else(|| (0..self.segments.len()).min_by_key(|i| self.segments[*i].last_used))
+            .expect("a disk has at least one segment")
+    }
+
+    fn bus_transfer_end(&self, first_ns: f64, avail: impl Iterator<Item = f64>) -> f64 {
+        let mut t = first_ns;
+        for a in avail {
+            t = t.max(a) + self.p.bus_ns_per_block;
+        }
+        t
+    }
+
+    /// Serve one command arriving at `t_ns`; returns its completion time.
+    fn serve(&mut self, t_ns: f64, req: &Request) -> f64 {
+        let lbn = req.offset_bytes / 512;
+        let blocks = req.len_bytes.div_ceil(512).max(1);
+        let o = self.p.overheads;
+        let after_read = self.last_was_read;
+        let done = match req.op {
+            Op::Read => self.serve_read(t_ns, lbn, blocks, after_read, &o),
+            Op::Write => self.serve_write(t_ns, lbn, blocks, after_read, &o),
+            Op::Trim => t_ns + o.per_request_ns + o.write_complete_ns,
+            Op::Flush => {
+                // Everything in the buffer reaches the media.
+                let t = (t_ns + o.per_request_ns).max(self.arm_free_ns);
+                t + o.write_complete_ns
+            }
+        };
+        if matches!(req.op, Op::Read | Op::Write) {
+            self.last_was_read = req.op == Op::Read;
+        }
+        done
+    }
+
+    fn serve_read(
+        &mut self,
+        t_ns: f64,
+        lbn: u64,
+        blocks: u64,
+        after_read: bool,
+        o: &Overheads,
+    ) -> f64 {
+        let end = lbn + blocks;
+        let c = self.p.cache;
+        // Served by the read-ahead in progress?
+        if let Some(ra) = &self.read_ahead {
+            let seg = &self.segments[ra.segment];
+            if c.enabled && lbn >= seg.start && lbn <= ra.valid_end(t_ns) && end <= ra.limit() {
+                let first_ready = ra.valid_end(t_ns) > lbn;
+                let overhead = o.per_request_ns
+                    + if first_ready {
+                        if after_read {
+                            o.read_hit_after_read_ns
+                        } else {
+                            o.read_hit_after_write_ns
+                        }
+                    } else if after_read {
+                        o.read_miss_after_read_ns
+                    } else {
+                        o.read_miss_after_write_ns
+                    };
+                let start = t_ns + overhead;
+                let avail: Vec<f64> = (lbn..end).map(|b| ra.done_ns(b).unwrap_or(start)).collect();
+                let bus_end = self.bus_transfer_end(start, avail.into_iter());
+                let segment = ra.segment;
+                self.touch(segment);
+                self.stats.read_stream_hits += 1;
+                return bus_end + o.read_complete_ns;
+            }
+        }
+        // A hit in a segment?
+        let hit = self
+            .segments
+            .iter()
+            .position(|s| lbn >= s.start && end <= s.end && s.end > s.start);
+        if let Some(segment) = hit.filter(|_| c.enabled) {
+            let overhead = o.per_request_ns
+                + if after_read {
+                    o.read_hit_after_read_ns
+                } else {
+                    o.read_hit_after_write_ns
+                };
+            self.touch(segment);
+            self.stats.read_hits += 1;
+            let start = t_ns + overhead;
+            let done = start + blocks as f64 * self.p.bus_ns_per_block + o.read_complete_ns;
+            if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= start {
+                let seg_end = self.segments[segment].end;
+                self.start_read_ahead(segment, seg_end, start, lbn);
+            }
+            return done;
+        }
+        // A miss.
+        self.stats.read_misses += 1;
+        let overhead = o.per_request_ns
+            + if after_read {
+                o.read_miss_after_read_ns
+            } else {
+                o.read_miss_after_write_ns
+            };
+        let command_done = t_ns + overhead;
+        self.stop_read_ahead(t_ns);
+        let media_start = command_done.max(self.arm_free_ns);
+        let segment = self.victim(media_start);
+        let ahead = if c.enabled {
+            c.read_ahead_max_blocks
+        } else {
+            0
+        };
+        let total = if c.enabled {
+            (blocks + ahead).min(c.segment_blocks.max(blocks))
+        } else {
+            blocks
+        };
+        self.runs.clear();
+        let minimum = (t_ns + o.minimum_seek_ns - media_start).max(0.0);
+        self.media(media_start, lbn, total, false, minimum);
+        let runs = std::mem::take(&mut self.runs);
+        let request_end_ns = runs
+            .iter()
+            .find(|r| end > r.lbn && end <= r.lbn + r.blocks)
+            .map_or(media_start, |r| r.done_ns(end - 1));
+        let avail = (lbn..end).map(|b| {
+            runs.iter()
+                .find(|r| b >= r.lbn && b < r.lbn + r.blocks)
+                .map_or(request_end_ns, |r| r.done_ns(b))
+        });
+        let first_avail = runs.first().map_or(media_start, |r| r.done_ns(r.lbn));
+        let bus_start = command_done.max(first_avail + o.first_reselect_ns);
+        let bus_end = self.bus_transfer_end(bus_start, avail);
+        self.arm_free_ns = request_end_ns;
+        let seg = &mut self.segments[segment];
+        seg.start = lbn;
+        seg.end = if c.enabled { end } else { lbn };
+        seg.dirty_until_ns = 0.0;
+        self.touch(segment);
+        if c.enabled && total > blocks {
+            let rest: Vec<Run> = runs
+                .iter()
+                .filter_map(|r| {
+                    let r_end = r.lbn + r.blocks;
+                    if r_end <= end {
+                        None
+                    } else if r.lbn >= end {
+                        Some(*r)
+                    } else {
+                        let skip = end - r.lbn;
+                        Some(Run {
+                            lbn: end,
+                            blocks: r.blocks - skip,
+                            start_ns: r.start_ns + skip as f64 * r.sector_ns,
+                            sector_ns: r.sector_ns,
+                        })
+                    }
+                })
+                .collect();
+            if !rest.is_empty() {
+                self.read_ahead = Some(ReadAhead {
+                    segment,
+                    runs: rest,
+                });
+            }
+        }
+        self.runs = runs;
+        bus_end + o.read_complete_ns
+    }
+
+    /// Read ahead from `from` into `segment`, the actuator free at `start_ns`; `keep_from` is the first block
+    /// the segment keeps.
+    fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, keep_from: u64) {
+        let c = self.p.cache;
+        let room = c.segment_blocks.saturating_sub(from - keep_from.min(from));
+        let n = c.read_ahead_max_blocks.min(room);
+        if n == 0 || from >= self.p.layout.blocks() {
+            return;
+        }
+        self.runs.clear();
+        self.media(start_ns, from, n, false, 0.0);
+        let runs = std::mem::take(&mut self.runs);
+        self.segments[segment].start = keep_from;
+        self.read_ahead = Some(ReadAhead { segment, runs });
+    }
+
+    fn serve_write(
+        &mut self,
+        t_ns: f64,
+        lbn: u64,
+        blocks: u64,
+        after_read: bool,
+        o: &Overheads,
+    ) -> f64 {
+        let end = lbn + blocks;
+        let c = self.p.cache;
+        let hit = self
+            .segments
+            .iter()
+            .position(|s| s.end > s.start && lbn >= s.start && lbn <= s.end)
+            .filter(|_| c.enabled);
+        let overhead = o.per_request_ns
+            + match (hit.is_some(), after_read) {
+                (true, true) => o.write_hit_after_read_ns,
+                (true, false) => o.write_hit_after_write_ns,
+                (false, true) => o.write_miss_after_read_ns,
+                (false, false) => o.write_miss_after_write_ns,
+            };
+        let sequential_append = hit.is_some_and(|i| self.segments[i].end == lbn);
+        let fast = c.enabled
+            && (c.fast_write_level == 2 || (c.fast_write_level == 1 && sequential_append));
+        self.stop_read_ahead(t_ns);
+        // Overwritten data leaves the other segments.
+        for s in &mut self.segments {
+            if s.end > s.start && lbn < s.end && end > s.start {
+                s.end = s.start;
+            }
+        }
+        let mut start = t_ns + overhead;
+        if fast {
+            // A buffer for the data: wait while every write segment still holds unwritten data.
+            let dirty: Vec<f64> = self
+                .segments
+                .iter()
+                .map(|s| s.dirty_until_ns)
+                .filter(|d| *d > start)
+                .collect();
+            if dirty.len() as u32 >= c.write_segments.max(1) {
+                start = dirty.iter().copied().fold(f64::INFINITY, f64::min);
+            }
+        }
+        let in_buffer = start + blocks as f64 * self.p.bus_ns_per_block;
+        let media_start = in_buffer.max(self.arm_free_ns);
+        self.runs.clear();
+        let minimum = (t_ns + o.minimum_seek_ns - media_start).max(0.0);
+        let media_end = self.media(media_start, lbn, blocks, true, minimum);
+        self.arm_free_ns = media_end;
+        let segment = self.victim(start);
+        let seg = &mut self.segments[segment];
+        seg.start = lbn;
+        seg.end = if c.read_hits_on_write_data && c.enabled {
+            end
+        } else {
+            lbn
+        };
+        seg.dirty_until_ns = media_end;
+        self.touch(segment);
+        if fast {
+            self.stats.fast_writes += 1;
+            in_buffer + o.write_complete_ns
+        } else {
+            self.stats.write_throughs += 1;
+            media_end + o.other_reselect_ns + o.write_complete_ns
+        }
+    }
+
+    fn start_next(&mut self, now_ns: f64) {
+        if self.current.is_some() {
+            return;
+        }
+        if let Some((tag, req, arrival)) = self.queue.pop_front() {
+            let done = self.serve(now_ns.max(arrival), &req);
+            self.current = Some((tag, done));
+        }
+    }
+}
+
+impl Device for Hdd {
+    fn describe(&self) -> String {
+        self.p.name.clone()
+    }
+
+    fn queue_depth(&self) -> u32 {
+        self.p.queue_depth.max(1)
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.p.layout.blocks() * 512
+    }
+
+    fn submit(&mut self, now_ns: u64, tag: u32, req: &Request) {
+        self.queue.push_back((tag, *req, now_ns as f64));
+        self.start_next(now_ns as f64);
+    }
+
+    fn next_event_ns(&self) -> Option<u64> {
+        self.current.map(|(_, done)| done.ceil() as u64)
+    }
+
+    fn advance(&mut self, now_ns: u64, completed: &mut Vec<Completion>) {
+        while let Some((tag, done)) = self.current {
+            if done.ceil() as u64 > now_ns {
+                break;
+            }
+            self.current = None;
+            completed.push(Completion { tag, error: 0 });
+            self.start_next(done);
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, StatValue)> {
+        let s = &self.stats;
+        vec![
+            ("read_hits".into(), StatValue::Count(s.read_hits)),
+            (
+                "read_stream_hits".into(),
+                StatValue::Count(s.read_stream_hits),
+            ),
+            ("read_misses".into(), StatValue::Count(s.read_misses)),
+            ("fast_writes".into(), StatValue::Count(s.fast_writes)),
+            ("write_throughs".into(), StatValue::Count(s.write_throughs)),
+            ("seeks".into(), StatValue::Count(s.seeks)),
+            ("media_blocks".into(), StatValue::Count(s.media_blocks)),
+        ]
+    }
+}
