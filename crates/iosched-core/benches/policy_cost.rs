@@ -24,50 +24,36 @@ fn per_request(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     for info in registry::policies() {
         for queued in QUEUED {
-            group.bench_with_input(
-                BenchmarkId::new(info.name, queued),
-                &queued,
-                |b, &queued| {
-                    let mut policy = (info.create)();
-                    let ctx = DispatchContext {
-                        in_flight: 0,
-                        device_depth: 32,
-                        barrier_pending: false,
-                    };
-                    let mut id = 0u64;
-                    let next = |id: &mut u64| {
-                        let req = Request::new(
-                            *id,
-                            Op::Read,
-                            offsets[*id as usize & 0xffff],
-                            4096,
-                            (*id % 64) as u32,
-                        );
-                        *id += 1;
-                        req
-                    };
-                    // Hold queued - 1 between iterations, so each iteration sees `queued` after its enqueue.
-                    for _ in 0..queued - 1 {
-                        let req = next(&mut id);
-                        policy.enqueue(0, req);
-                    }
-                    let mut now_ns = 0u64;
-                    b.iter(|| {
-                        now_ns += 1000;
-                        let mut req = next(&mut id);
-                        req.queued_ns = now_ns;
-                        policy.enqueue(now_ns, req);
-                        match policy.dispatch(now_ns, &ctx) {
-                            Dispatch::Request(mut r) => {
-                                r.dispatched_ns = now_ns;
-                                r.completed_ns = now_ns + 500;
-                                policy.complete(now_ns + 500, black_box(&r));
-                            }
-                            other => panic!("{} did not dispatch: {other:?}", info.name),
+            group.bench_with_input(BenchmarkId::new(info.name, queued), &queued, |b, &queued| {
+                let mut policy = (info.create)();
+                let ctx = DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false };
+                let mut id = 0u64;
+                let next = |id: &mut u64| {
+                    let req = Request::new(*id, Op::Read, offsets[*id as usize & 0xffff], 4096, (*id % 64) as u32);
+                    *id += 1;
+                    req
+                };
+                // Hold queued - 1 between iterations, so each iteration sees `queued` after its enqueue.
+                for _ in 0..queued - 1 {
+                    let req = next(&mut id);
+                    policy.enqueue(0, req);
+                }
+                let mut now_ns = 0u64;
+                b.iter(|| {
+                    now_ns += 1000;
+                    let mut req = next(&mut id);
+                    req.queued_ns = now_ns;
+                    policy.enqueue(now_ns, req);
+                    match policy.dispatch(now_ns, &ctx) {
+                        Dispatch::Request(mut r) => {
+                            r.dispatched_ns = now_ns;
+                            r.completed_ns = now_ns + 500;
+                            policy.complete(now_ns + 500, black_box(&r));
                         }
-                    });
-                },
-            );
+                        other => panic!("{} did not dispatch: {other:?}", info.name),
+                    }
+                });
+            });
         }
     }
     group.finish();

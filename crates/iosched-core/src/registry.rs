@@ -50,17 +50,10 @@ pub fn policies() -> &'static [PolicyInfo] {
 
 /// The registry entry for `name`.
 pub fn info(name: &str) -> Result<&'static PolicyInfo, UnknownPolicy> {
-    POLICIES
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| UnknownPolicy {
-            name: name.to_string(),
-            known: POLICIES
-                .iter()
-                .map(|p| p.name)
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
+    POLICIES.iter().find(|p| p.name == name).ok_or_else(|| UnknownPolicy {
+        name: name.to_string(),
+        known: POLICIES.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+    })
 }
 
 /// A new instance of the policy called `name`, with default tunables.
@@ -78,13 +71,7 @@ mod tests {
             let policy = (info.create)();
             assert_eq!(policy.name(), info.name);
             for spec in policy.tunables() {
-                assert_eq!(
-                    policy.tunable(spec.name).unwrap(),
-                    spec.default,
-                    "{}.{}",
-                    info.name,
-                    spec.name
-                );
+                assert_eq!(policy.tunable(spec.name).unwrap(), spec.default, "{}.{}", info.name, spec.name);
                 assert!(!spec.description.is_empty());
             }
         }

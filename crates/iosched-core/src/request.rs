@@ -156,11 +156,7 @@ mod tests {
     #[test]
     fn request_is_small() {
         // Policies copy requests around; keep them within one cache line.
-        assert!(
-            std::mem::size_of::<Request>() <= 64,
-            "{}",
-            std::mem::size_of::<Request>()
-        );
+        assert!(std::mem::size_of::<Request>() <= 64, "{}", std::mem::size_of::<Request>());
     }
 
     #[test]
@@ -169,10 +165,7 @@ mod tests {
         r.queued_ns = 10;
         r.dispatched_ns = 15;
         r.completed_ns = 40;
-        assert_eq!(
-            (r.queue_wait_ns(), r.service_ns(), r.total_ns()),
-            (5, 25, 30)
-        );
+        assert_eq!((r.queue_wait_ns(), r.service_ns(), r.total_ns()), (5, 25, 30));
         assert_eq!(r.end_bytes(), 4608);
     }
 }

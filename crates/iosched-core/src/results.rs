@@ -31,13 +31,7 @@ pub struct JobResult {
 }
 
 impl JobResult {
-    pub fn from_recorder(
-        name: String,
-        flow: u32,
-        group: u32,
-        runtime_ns: u64,
-        rec: &FlowRecorder,
-    ) -> JobResult {
+    pub fn from_recorder(name: String, flow: u32, group: u32, runtime_ns: u64, rec: &FlowRecorder) -> JobResult {
         let dir = |d: &crate::stats::DirectionRecorder| DirectionResult {
             ios: d.ios,
             bytes: d.bytes,
@@ -51,11 +45,7 @@ impl JobResult {
             flow,
             group,
             runtime_ns,
-            directions: [
-                dir(&rec.directions[0]),
-                dir(&rec.directions[1]),
-                dir(&rec.directions[2]),
-            ],
+            directions: [dir(&rec.directions[0]), dir(&rec.directions[1]), dir(&rec.directions[2])],
             flushes: dir(&rec.flushes),
         }
     }

@@ -6,10 +6,8 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 /// fio's default completion-latency percentile list.
-pub const FIO_PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-    99.99,
-];
+pub const FIO_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
 
 /// Records latencies in nanoseconds.
 #[derive(Clone, Debug)]
@@ -62,9 +60,7 @@ impl LatencyRecorder {
         if self.count == 0 {
             0
         } else {
-            self.histogram
-                .value_at_quantile(percentile / 100.0)
-                .min(self.max_ns)
+            self.histogram.value_at_quantile(percentile / 100.0).min(self.max_ns)
         }
     }
 
@@ -75,15 +71,8 @@ impl LatencyRecorder {
             min_ns: if empty { 0 } else { self.min_ns },
             max_ns: self.max_ns,
             mean_ns: self.mean_ns,
-            stddev_ns: if self.count > 1 {
-                (self.m2 / (self.count - 1) as f64).sqrt()
-            } else {
-                0.0
-            },
-            percentiles_ns: FIO_PERCENTILES
-                .iter()
-                .map(|p| (*p, self.percentile_ns(*p)))
-                .collect(),
+            stddev_ns: if self.count > 1 { (self.m2 / (self.count - 1) as f64).sqrt() } else { 0.0 },
+            percentiles_ns: FIO_PERCENTILES.iter().map(|p| (*p, self.percentile_ns(*p))).collect(),
         }
     }
 }
@@ -103,10 +92,7 @@ pub struct LatencySummary {
 impl LatencySummary {
     /// The latency at one of [`FIO_PERCENTILES`].
     pub fn at(&self, percentile: f64) -> Option<u64> {
-        self.percentiles_ns
-            .iter()
-            .find(|(p, _)| *p == percentile)
-            .map(|(_, v)| *v)
+        self.percentiles_ns.iter().find(|(p, _)| *p == percentile).map(|(_, v)| *v)
     }
 }
 
@@ -177,9 +163,6 @@ mod tests {
     #[test]
     fn empty_summary_is_zero() {
         let s = LatencyRecorder::new().summary();
-        assert_eq!(
-            (s.count, s.min_ns, s.max_ns, s.at(99.0)),
-            (0, 0, 0, Some(0))
-        );
+        assert_eq!((s.count, s.min_ns, s.max_ns, s.at(99.0)), (0, 0, 0, Some(0)));
     }
 }

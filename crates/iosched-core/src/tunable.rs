@@ -34,17 +34,9 @@ pub struct TunableSpec {
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum TunableError {
     #[error("unknown tunable '{name}' for policy {policy} (it has: {known})")]
-    Unknown {
-        policy: String,
-        name: String,
-        known: String,
-    },
+    Unknown { policy: String, name: String, known: String },
     #[error("invalid value '{value}' for {name}: expected {expected}")]
-    Invalid {
-        name: String,
-        value: String,
-        expected: String,
-    },
+    Invalid { name: String, value: String, expected: String },
 }
 
 impl TunableSpec {
@@ -54,10 +46,7 @@ impl TunableSpec {
             return Err(self.invalid(value, "a value of another kind"));
         };
         let expected = || format!("an integer from {min} to {max} ({unit})");
-        let parsed: i64 = value
-            .trim()
-            .parse()
-            .map_err(|_| self.invalid(value, &expected()))?;
+        let parsed: i64 = value.trim().parse().map_err(|_| self.invalid(value, &expected()))?;
         if parsed < min || parsed > max {
             return Err(self.invalid(value, &expected()));
         }
@@ -89,24 +78,13 @@ impl TunableSpec {
     }
 
     fn invalid(&self, value: &str, expected: &str) -> TunableError {
-        TunableError::Invalid {
-            name: self.name.to_string(),
-            value: value.to_string(),
-            expected: expected.to_string(),
-        }
+        TunableError::Invalid { name: self.name.to_string(), value: value.to_string(), expected: expected.to_string() }
     }
 }
 
 /// Find `name` in `specs`, or the error that lists what exists.
-pub fn find<'a>(
-    policy: &str,
-    specs: &'a [TunableSpec],
-    name: &str,
-) -> Result<&'a TunableSpec, TunableError> {
-    specs
-        .iter()
-        .find(|s| s.name == name)
-        .ok_or_else(|| unknown(policy, specs, name))
+pub fn find<'a>(policy: &str, specs: &'a [TunableSpec], name: &str) -> Result<&'a TunableSpec, TunableError> {
+    specs.iter().find(|s| s.name == name).ok_or_else(|| unknown(policy, specs, name))
 }
 
 /// The error for a name that is not among `specs`.
@@ -133,11 +111,7 @@ mod tests {
 
     const DEPTH: TunableSpec = TunableSpec {
         name: "depth",
-        kind: TunableKind::Int {
-            min: 1,
-            max: 64,
-            unit: "requests",
-        },
+        kind: TunableKind::Int { min: 1, max: 64, unit: "requests" },
         default: "8",
         description: "test",
     };

@@ -45,13 +45,7 @@ pub struct SimpleDevice {
 
 impl SimpleDevice {
     pub fn new(params: SimpleParams) -> SimpleDevice {
-        SimpleDevice {
-            params,
-            channel_free_ns: 0,
-            in_flight: VecDeque::new(),
-            busy_ns: 0,
-            commands: 0,
-        }
+        SimpleDevice { params, channel_free_ns: 0, in_flight: VecDeque::new(), busy_ns: 0, commands: 0 }
     }
 }
 
@@ -90,10 +84,7 @@ impl Device for SimpleDevice {
             Op::Flush => now_ns + p.flush_latency_ns,
         };
         // Keep completions in submission order (a trim cannot finish before an earlier read).
-        let done_ns = self
-            .in_flight
-            .back()
-            .map_or(done_ns, |(last, _)| done_ns.max(*last));
+        let done_ns = self.in_flight.back().map_or(done_ns, |(last, _)| done_ns.max(*last));
         self.in_flight.push_back((done_ns, tag));
         self.commands += 1;
     }
@@ -115,10 +106,7 @@ impl Device for SimpleDevice {
     fn stats(&self) -> Vec<(String, StatValue)> {
         vec![
             ("commands".to_string(), StatValue::Count(self.commands)),
-            (
-                "channel_busy_ns".to_string(),
-                StatValue::Count(self.busy_ns),
-            ),
+            ("channel_busy_ns".to_string(), StatValue::Count(self.busy_ns)),
         ]
     }
 }

@@ -18,28 +18,16 @@ pub const DEFAULT_SPEC: &str = "simple";
 
 /// The keys of `simple`, with what they mean.
 pub const SIMPLE_KEYS: &[(&str, &str)] = &[
-    (
-        "latency_us",
-        "fixed cost of every request, microseconds (default 100)",
-    ),
-    (
-        "bandwidth_mb_per_s",
-        "transfer rate of the shared channel, MB/s of 10^6 bytes (default 500)",
-    ),
-    (
-        "flush_us",
-        "cost of a cache flush, microseconds (default 100)",
-    ),
+    ("latency_us", "fixed cost of every request, microseconds (default 100)"),
+    ("bandwidth_mb_per_s", "transfer rate of the shared channel, MB/s of 10^6 bytes (default 500)"),
+    ("flush_us", "cost of a cache flush, microseconds (default 100)"),
     ("queue_depth", "most requests outstanding (default 32)"),
     ("capacity_gib", "addressable size, GiB (default 1024)"),
 ];
 
 /// Build the device a spec names.
 pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
-    let err = |reason: String| SpecError {
-        spec: spec.to_string(),
-        reason,
-    };
+    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let mut parts = spec.split(',');
     let head = parts.next().unwrap_or("").trim();
     let (kind, preset) = match head.split_once(':') {
@@ -48,42 +36,29 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
     };
     let mut pairs = Vec::new();
     for part in parts {
-        let (key, value) = part
-            .split_once('=')
-            .ok_or_else(|| err(format!("expected key=value, found '{part}'")))?;
+        let (key, value) = part.split_once('=').ok_or_else(|| err(format!("expected key=value, found '{part}'")))?;
         pairs.push((key.trim(), value.trim()));
     }
     match kind {
         "simple" => {
             if let Some(p) = preset {
-                return Err(err(format!(
-                    "simple has no presets (found ':{p}'); set keys instead"
-                )));
+                return Err(err(format!("simple has no presets (found ':{p}'); set keys instead")));
             }
             let mut params = SimpleParams::default();
             for (key, value) in pairs {
                 let number = |max: f64| -> Result<f64, SpecError> {
                     match value.parse::<f64>() {
                         Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Ok(v),
-                        _ => Err(err(format!(
-                            "{key}: expected a number from 0 to {max}, found '{value}'"
-                        ))),
+                        _ => Err(err(format!("{key}: expected a number from 0 to {max}, found '{value}'"))),
                     }
                 };
                 match key {
-                    "latency_us" => {
-                        params.latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64
-                    }
-                    "flush_us" => {
-                        params.flush_latency_ns =
-                            (number(1e9)? * units::NS_PER_US as f64).round() as u64
-                    }
+                    "latency_us" => params.latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
+                    "flush_us" => params.flush_latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
                     "bandwidth_mb_per_s" => {
                         let v = number(1e9)?;
                         if v * 1e6 < 1.0 {
-                            return Err(err(format!(
-                                "{key}: expected a rate of at least 1 byte/s, found '{value}'"
-                            )));
+                            return Err(err(format!("{key}: expected a rate of at least 1 byte/s, found '{value}'")));
                         }
                         params.bandwidth_bytes_per_s = (v * 1e6).round() as u64;
                     }
@@ -91,41 +66,28 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
                         params.queue_depth = match value.parse::<u32>() {
                             Ok(d) if (1..=65536).contains(&d) => d,
                             _ => {
-                                return Err(err(format!(
-                                    "{key}: expected an integer from 1 to 65536, found '{value}'"
-                                )))
+                                return Err(err(format!("{key}: expected an integer from 1 to 65536, found '{value}'")))
                             }
                         }
                     }
                     "capacity_gib" => {
                         let v = number(1e6)?;
                         if v == 0.0 {
-                            return Err(err(format!(
-                                "{key}: expected a size above 0, found '{value}'"
-                            )));
+                            return Err(err(format!("{key}: expected a size above 0, found '{value}'")));
                         }
                         params.capacity_bytes = (v * units::GIB as f64) as u64;
                     }
                     _ => {
                         let known: Vec<&str> = SIMPLE_KEYS.iter().map(|(k, _)| *k).collect();
-                        return Err(err(format!(
-                            "unknown key '{key}' for simple (keys: {})",
-                            known.join(", ")
-                        )));
+                        return Err(err(format!("unknown key '{key}' for simple (keys: {})", known.join(", "))));
                     }
                 }
             }
             Ok(Box::new(SimpleDevice::new(params)))
         }
-        "hdd" | "ssd" | "disksim" => Err(err(format!(
-            "device kind '{kind}' is not built yet; available: simple"
-        ))),
-        "" => Err(err(
-            "empty spec; expected a kind such as 'simple'".to_string()
-        )),
-        other => Err(err(format!(
-            "unknown device kind '{other}'; available: simple"
-        ))),
+        "hdd" | "ssd" | "disksim" => Err(err(format!("device kind '{kind}' is not built yet; available: simple"))),
+        "" => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
+        other => Err(err(format!("unknown device kind '{other}'; available: simple"))),
     }
 }
 
@@ -137,16 +99,9 @@ mod tests {
     fn simple_with_keys_describes_itself() {
         let dev = parse_spec("simple,latency_us=50,queue_depth=1").unwrap();
         assert_eq!(dev.queue_depth(), 1);
-        assert!(
-            dev.describe().contains("latency_us=50"),
-            "{}",
-            dev.describe()
-        );
+        assert!(dev.describe().contains("latency_us=50"), "{}", dev.describe());
         // The description is itself a valid spec that builds the same device.
-        assert_eq!(
-            parse_spec(&dev.describe()).unwrap().describe(),
-            dev.describe()
-        );
+        assert_eq!(parse_spec(&dev.describe()).unwrap().describe(), dev.describe());
     }
 
     #[test]

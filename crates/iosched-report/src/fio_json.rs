@@ -60,21 +60,12 @@ fn job_value(job: &JobResult) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.group));
-    m.insert(
-        "error".into(),
-        json!(job.directions.iter().map(|d| d.errors).sum::<u64>().min(1)),
-    );
-    m.insert(
-        "job_runtime".into(),
-        json!(job.runtime_ns / units::NS_PER_MS),
-    );
+    m.insert("error".into(), json!(job.directions.iter().map(|d| d.errors).sum::<u64>().min(1)));
+    m.insert("job_runtime".into(), json!(job.runtime_ns / units::NS_PER_MS));
     for (dir, key) in DIRECTION_KEYS.iter().enumerate() {
         m.insert((*key).into(), direction(job, dir));
     }
-    m.insert(
-        "sync".into(),
-        json!({"total_ios": job.flushes.ios, "lat_ns": latency(&job.flushes.total, true)}),
-    );
+    m.insert("sync".into(), json!({"total_ios": job.flushes.ios, "lat_ns": latency(&job.flushes.total, true)}));
     m.insert("usr_cpu".into(), json!(0.0));
     m.insert("sys_cpu".into(), json!(0.0));
     let mut extra = Map::new();
@@ -129,8 +120,7 @@ pub fn to_value(run: &RunResult) -> Value {
 
 /// The report as pretty-printed JSON text, ending in a newline.
 pub fn to_string(run: &RunResult) -> String {
-    let mut s =
-        serde_json::to_string_pretty(&to_value(run)).expect("a JSON value always serialises");
+    let mut s = serde_json::to_string_pretty(&to_value(run)).expect("a JSON value always serialises");
     s.push('\n');
     s
 }

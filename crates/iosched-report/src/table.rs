@@ -21,11 +21,7 @@ pub fn render(run: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "policy  {}", run.policy);
     if !run.policy_tunables.is_empty() {
-        let t: Vec<String> = run
-            .policy_tunables
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
+        let t: Vec<String> = run.policy_tunables.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "        {}", t.join(" "));
     }
     let _ = writeln!(out, "device  {}", run.device);
@@ -37,10 +33,7 @@ pub fn render(run: &RunResult) -> String {
         units::ns_to_s(run.elapsed_ns),
         run.seed
     );
-    let header = [
-        "job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms",
-        "wait ms",
-    ];
+    let header = ["job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "wait ms"];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for job in &run.jobs {
         for (dir, name) in ["read", "write", "trim"].iter().enumerate() {
@@ -79,19 +72,11 @@ pub fn render(run: &RunResult) -> String {
     out.push('\n');
     out.push_str(&columns(&rows));
     if !run.policy_stats.is_empty() {
-        let s: Vec<String> = run
-            .policy_stats
-            .iter()
-            .map(|(k, v)| format!("{k}={}", stat(v)))
-            .collect();
+        let s: Vec<String> = run.policy_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))).collect();
         let _ = writeln!(out, "\npolicy stats  {}", s.join(" "));
     }
     if !run.device_stats.is_empty() {
-        let s: Vec<String> = run
-            .device_stats
-            .iter()
-            .map(|(k, v)| format!("{k}={}", stat(v)))
-            .collect();
+        let s: Vec<String> = run.device_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))).collect();
         let _ = writeln!(out, "device stats  {}", s.join(" "));
     }
     out
@@ -100,14 +85,8 @@ pub fn render(run: &RunResult) -> String {
 /// Align rows into columns: the first column left-aligned, the rest right-aligned.
 pub fn columns(rows: &[Vec<String>]) -> String {
     let ncols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..ncols)
-        .map(|c| {
-            rows.iter()
-                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let widths: Vec<usize> =
+        (0..ncols).map(|c| rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for row in rows {
         let mut line = String::new();

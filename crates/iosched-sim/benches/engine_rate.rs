@@ -13,10 +13,7 @@ const REQUESTS: u64 = 100_000;
 
 fn engine_rate(c: &mut Criterion) {
     let workloads = [
-        (
-            "randread-qd32",
-            "[r]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=32\nnumber_ios=100000\n",
-        ),
+        ("randread-qd32", "[r]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=32\nnumber_ios=100000\n"),
         ("seqread-qd1", "[s]\nrw=read\nbs=128k\nnumber_ios=100000\n"),
     ];
     let mut group = c.benchmark_group("engine_simple_device");
@@ -32,10 +29,7 @@ fn engine_rate(c: &mut Criterion) {
                         registry::create(policy).unwrap(),
                         parse_spec("simple").unwrap(),
                         Vec::new(),
-                        &SimConfig {
-                            seed: 1,
-                            record_log: false,
-                        },
+                        &SimConfig { seed: 1, record_log: false },
                     )
                     .unwrap();
                     assert_eq!(out.result.requests_completed, REQUESTS);

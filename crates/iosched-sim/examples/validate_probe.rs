@@ -37,6 +37,70 @@ fn main() {
             iosched_sim::validate::demerit(&sv, &mv)
         );
     }
+    let mut classes: std::collections::BTreeMap<String, (Vec<f64>, Vec<f64>)> = Default::default();
+    for i in 0..recs.len() {
+        let seq = i > 0 && recs[i].block == recs[i - 1].block + recs[i - 1].blocks;
+        let k = format!(
+            "{:?}-{}-{}",
+            recs[i].op,
+            if seq { "seq" } else { "rnd" },
+            if recs[i].blocks <= 8 { "small" } else { "big" }
+        );
+        let e = classes.entry(k).or_default();
+        e.0.push(v.simulated_ms[i]);
+        e.1.push(v.measured_ms[i]);
+    }
+    for (k, (s, m)) in &classes {
+        let ms = |x: &Vec<f64>| x.iter().sum::<f64>() / x.len() as f64;
+        let mut a = s.clone();
+        a.sort_by(f64::total_cmp);
+        let mut b = m.clone();
+        b.sort_by(f64::total_cmp);
+        let q = |x: &Vec<f64>, p: f64| x[((x.len() - 1) as f64 * p) as usize];
+        println!(
+            "  {k:18} n={:5} sim {:.3} meas {:.3}  p10 {:.3}/{:.3} p50 {:.3}/{:.3} p90 {:.3}/{:.3}",
+            s.len(),
+            ms(s),
+            ms(m),
+            q(&a, 0.1),
+            q(&b, 0.1),
+            q(&a, 0.5),
+            q(&b, 0.5),
+            q(&a, 0.9),
+            q(&b, 0.9)
+        );
+    }
+    if std::env::var("SHOWHITS").is_ok() {
+        let mut shown = 0;
+        for i in 1..recs.len() {
+            let seq = recs[i].block == recs[i - 1].block + recs[i - 1].blocks;
+            if recs[i].op == Op::Read && !seq && v.simulated_ms[i] < 0.7 && shown < 25 {
+                shown += 1;
+                let back: Vec<String> = (i.saturating_sub(3)..i)
+                    .map(|j| format!("{:?}{}+{}", recs[j].op, recs[j].block, recs[j].blocks))
+                    .collect();
+                println!(
+                    "  #{i} R{}+{} sim {:.3} meas {:.3} after {:?} gap {:.1}ms",
+                    recs[i].block,
+                    recs[i].blocks,
+                    v.simulated_ms[i],
+                    v.measured_ms[i],
+                    back,
+                    recs[i - 1].next_interval_us / 1e3
+                );
+            }
+        }
+    }
+    if let Ok(path) = std::env::var("DUMP") {
+        let mut out = String::new();
+        for i in 0..recs.len() {
+            out.push_str(&format!(
+                "{:?} {} {} {:.4} {:.4}\n",
+                recs[i].op, recs[i].block, recs[i].blocks, v.simulated_ms[i], v.measured_ms[i]
+            ));
+        }
+        std::fs::write(path, out).unwrap();
+    }
     if args.len() > 3 {
         for i in 0..args[3].parse::<usize>().unwrap() {
             println!(
@@ -51,8 +115,5 @@ fn main() {
 }
 fn hdd_stats(h: &Hdd) -> Vec<String> {
     use iosched_device::Device;
-    h.stats()
-        .iter()
-        .map(|(k, v)| format!("{k}={v:?}"))
-        .collect()
+    h.stats().iter().map(|(k, v)| format!("{k}={v:?}")).collect()
 }

@@ -59,9 +59,7 @@ pub struct LogEntry {
 pub enum SimError {
     #[error(transparent)]
     Workload(#[from] WorkloadError),
-    #[error(
-        "policy {policy} stalled: {queued} requests held, nothing in flight and no timer set (a policy bug)"
-    )]
+    #[error("policy {policy} stalled: {queued} requests held, nothing in flight and no timer set (a policy bug)")]
     Stalled { policy: String, queued: usize },
 }
 
@@ -275,13 +273,9 @@ impl Engine {
             }
             self.fill_device();
         }
-        let held =
-            self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
+        let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
         if held > 0 {
-            return Err(SimError::Stalled {
-                policy: self.policy.name().to_string(),
-                queued: held,
-            });
+            return Err(SimError::Stalled { policy: self.policy.name().to_string(), queued: held });
         }
         Ok(())
     }
@@ -387,10 +381,7 @@ impl Engine {
 
     fn submit(&mut self, mut req: Request) {
         req.dispatched_ns = self.now_ns;
-        let tag = self
-            .free_tags
-            .pop()
-            .expect("in_flight < depth leaves a free tag");
+        let tag = self.free_tags.pop().expect("in_flight < depth leaves a free tag");
         self.device.submit(self.now_ns, tag, &req);
         self.slots[tag as usize] = Some(req);
         self.in_flight += 1;
@@ -401,9 +392,7 @@ impl Engine {
     }
 
     fn on_completion(&mut self, completion: Completion) {
-        let mut req = self.slots[completion.tag as usize]
-            .take()
-            .expect("completion of a tag in flight");
+        let mut req = self.slots[completion.tag as usize].take().expect("completion of a tag in flight");
         self.free_tags.push(completion.tag);
         self.in_flight -= 1;
         self.completed += 1;
@@ -473,18 +462,9 @@ impl Engine {
                 policy_tunables: policy
                     .tunables()
                     .iter()
-                    .map(|t| {
-                        (
-                            t.name.to_string(),
-                            policy.tunable(t.name).unwrap_or_default(),
-                        )
-                    })
+                    .map(|t| (t.name.to_string(), policy.tunable(t.name).unwrap_or_default()))
                     .collect(),
-                policy_stats: policy
-                    .stats()
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v))
-                    .collect(),
+                policy_stats: policy.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
                 device: self.device.describe(),
                 device_stats: self.device.stats(),
                 seed,

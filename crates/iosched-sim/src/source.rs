@@ -98,8 +98,7 @@ impl JobProcess {
     /// Use every free slot.
     fn fill(&mut self, now_ns: u64, out: &mut Vec<Issue>) {
         while self.in_flight + self.thinking < self.depth {
-            let fsync_due = self.job.fsync_every_writes > 0
-                && self.writes_since_flush >= self.job.fsync_every_writes;
+            let fsync_due = self.job.fsync_every_writes > 0 && self.writes_since_flush >= self.job.fsync_every_writes;
             if fsync_due {
                 self.writes_since_flush = 0;
                 out.push(self.issue(Op::Flush, 0, 0));
@@ -107,11 +106,7 @@ impl JobProcess {
                 continue;
             }
             if !self.may_issue_data(now_ns) {
-                if self.job.end_fsync
-                    && !self.end_flush_issued
-                    && self.in_flight == 0
-                    && self.thinking == 0
-                {
+                if self.job.end_fsync && !self.end_flush_issued && self.in_flight == 0 && self.thinking == 0 {
                     self.end_flush_issued = true;
                     out.push(self.issue(Op::Flush, 0, 0));
                     self.in_flight += 1;
@@ -162,11 +157,7 @@ impl TimedProcess {
     /// `flows` maps each stream number of `requests` to its flow.
     pub fn new(requests: Vec<TimedIo>, mut flows: Vec<(u32, FlowId)>) -> TimedProcess {
         flows.sort_unstable();
-        TimedProcess {
-            requests,
-            flows,
-            next: 0,
-        }
+        TimedProcess { requests, flows, next: 0 }
     }
 
     /// When the first request is due.

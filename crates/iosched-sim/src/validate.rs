@@ -47,9 +47,7 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation
         req.completed_ns = NOT_YET_NS;
         device.submit(now_ns, 0, &req);
         loop {
-            let t = device
-                .next_event_ns()
-                .expect("a submitted request completes");
+            let t = device.next_event_ns().expect("a submitted request completes");
             done.clear();
             device.advance(t, &mut done);
             if !done.is_empty() {
@@ -61,11 +59,7 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation
     }
     let measured_ms: Vec<f64> = records.iter().map(|r| r.measured_us / 1e3).collect();
     let rms_ms = demerit(&simulated_ms, &measured_ms);
-    Validation {
-        simulated_ms,
-        measured_ms,
-        rms_ms,
-    }
+    Validation { simulated_ms, measured_ms, rms_ms }
 }
 
 /// The value below which a fraction `p` of `sorted` lies, interpolating linearly between the points

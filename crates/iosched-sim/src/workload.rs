@@ -25,10 +25,7 @@ pub enum SourceSpec {
     /// A closed-loop fio job clone: one flow.
     Job { spec: JobSpec, clone: u32 },
     /// Requests issued at given times whatever the device does (open loop), sorted by time.
-    Timed {
-        name: String,
-        requests: Vec<TimedIo>,
-    },
+    Timed { name: String, requests: Vec<TimedIo> },
 }
 
 impl SourceSpec {
@@ -59,10 +56,7 @@ impl Workload {
         let mut sources = Vec::new();
         for job in jobs {
             for clone in 0..job.numjobs.max(1) {
-                sources.push(SourceSpec::Job {
-                    spec: job.clone(),
-                    clone,
-                });
+                sources.push(SourceSpec::Job { spec: job.clone(), clone });
             }
         }
         Workload { sources }
@@ -71,10 +65,7 @@ impl Workload {
     /// Add an open-loop source; its requests are sorted by time (stably).
     pub fn add_timed(&mut self, name: &str, mut requests: Vec<TimedIo>) {
         requests.sort_by_key(|r| r.at_ns);
-        self.sources.push(SourceSpec::Timed {
-            name: name.to_string(),
-            requests,
-        });
+        self.sources.push(SourceSpec::Timed { name: name.to_string(), requests });
     }
 
     /// Give every job the same runtime (the command line's `--runtime`).
@@ -95,9 +86,7 @@ impl Workload {
                 }
                 SourceSpec::Timed { name, requests } => {
                     for (i, r) in requests.iter().enumerate() {
-                        if r.op != Op::Flush
-                            && r.offset_bytes.saturating_add(r.len_bytes) > capacity_bytes
-                        {
+                        if r.op != Op::Flush && r.offset_bytes.saturating_add(r.len_bytes) > capacity_bytes {
                             return Err(WorkloadError::Other(format!(
                                 "{name}: request {} ends at byte {}, past the device's {capacity_bytes} bytes",
                                 i + 1,
@@ -105,10 +94,7 @@ impl Workload {
                             )));
                         }
                         if r.op != Op::Flush && r.len_bytes == 0 {
-                            return Err(WorkloadError::Other(format!(
-                                "{name}: request {} has length 0",
-                                i + 1
-                            )));
+                            return Err(WorkloadError::Other(format!("{name}: request {} has length 0", i + 1)));
                         }
                     }
                 }
@@ -120,11 +106,7 @@ impl Workload {
 
 /// The region `(start, len)` a job covers on a device of `capacity_bytes`.
 pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), WorkloadError> {
-    let at = |option: &str| {
-        spec.location_of(option)
-            .cloned()
-            .unwrap_or_else(|| spec.defined_at.clone())
-    };
+    let at = |option: &str| spec.location_of(option).cloned().unwrap_or_else(|| spec.defined_at.clone());
     let start = spec.offset.bytes(capacity_bytes);
     if start >= capacity_bytes {
         return Err(WorkloadError::AtLocation {
@@ -152,10 +134,7 @@ pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), Wor
     if len < bs {
         return Err(WorkloadError::AtLocation {
             location: at("size"),
-            message: format!(
-                "job '{}': region of {len} bytes is smaller than the block size {bs}",
-                spec.name
-            ),
+            message: format!("job '{}': region of {len} bytes is smaller than the block size {bs}", spec.name),
         });
     }
     Ok((start, len))

@@ -14,10 +14,7 @@ fn run(job_text: &str, device: &str, policy: &str) -> iosched_core::results::Run
         registry::create(policy).unwrap(),
         parse_spec(device).unwrap(),
         Vec::new(),
-        &SimConfig {
-            seed: 1,
-            record_log: false,
-        },
+        &SimConfig { seed: 1, record_log: false },
     )
     .unwrap();
     assert_eq!(out.result.requests_submitted, out.result.requests_completed);
@@ -27,11 +24,7 @@ fn run(job_text: &str, device: &str, policy: &str) -> iosched_core::results::Run
 #[test]
 fn sequential_reader_at_depth_one() {
     // Each 128 KiB read costs 100 us + 131072 B / 500 MB/s = 100 + 262.144 = 362.144 us; 1000 of them.
-    let r = run(
-        "[seq]\nrw=read\nbs=128k\nnumber_ios=1000\n",
-        "simple,latency_us=100,bandwidth_mb_per_s=500",
-        "noop",
-    );
+    let r = run("[seq]\nrw=read\nbs=128k\nnumber_ios=1000\n", "simple,latency_us=100,bandwidth_mb_per_s=500", "noop");
     let job = &r.jobs[0];
     assert_eq!(job.directions[0].ios, 1000);
     assert_eq!(job.runtime_ns, 362_144_000);
@@ -69,11 +62,7 @@ fn shallow_queue_is_latency_bound() {
 #[test]
 fn think_time_adds_to_each_cycle() {
     // psync: one at a time; each cycle is 100 us + 8.192 us transfer + 500 us think = 608.192 us.
-    let r = run(
-        "[t]\nrw=randread\nbs=4k\nthinktime=500\nnumber_ios=100\n",
-        "simple",
-        "noop",
-    );
+    let r = run("[t]\nrw=randread\nbs=4k\nthinktime=500\nnumber_ios=100\n", "simple", "noop");
     let job = &r.jobs[0];
     // The last completion ends the job: 100 cycles minus the final think.
     assert_eq!(job.runtime_ns, 100 * 608_192 - 500_000);
@@ -81,11 +70,7 @@ fn think_time_adds_to_each_cycle() {
 
 #[test]
 fn runtime_stops_a_time_based_job() {
-    let r = run(
-        "[t]\nrw=read\nbs=4k\ntime_based\nruntime=10ms\n",
-        "simple",
-        "noop",
-    );
+    let r = run("[t]\nrw=read\nbs=4k\ntime_based\nruntime=10ms\n", "simple", "noop");
     let job = &r.jobs[0];
     // 108.192 us per I/O: I/Os start at k * 108.192 us for k while start < 10 ms: k = 0..=92.
     assert_eq!(job.directions[0].ios, 93);
@@ -94,11 +79,7 @@ fn runtime_stops_a_time_based_job() {
 
 #[test]
 fn numjobs_clones_are_separate_flows() {
-    let r = run(
-        "[c]\nrw=randread\nnumjobs=3\nnumber_ios=10\n",
-        "simple",
-        "noop",
-    );
+    let r = run("[c]\nrw=randread\nnumjobs=3\nnumber_ios=10\n", "simple", "noop");
     assert_eq!(r.jobs.len(), 3);
     let flows: Vec<u32> = r.jobs.iter().map(|j| j.flow).collect();
     assert_eq!(flows, vec![0, 1, 2]);
@@ -135,16 +116,9 @@ fn open_loop_requests_arrive_at_their_times_whatever_the_device_does() {
         .collect();
     let mut workload = Workload::default();
     workload.add_timed("trace", requests);
-    let device =
-        parse_spec("simple,latency_us=5000,bandwidth_mb_per_s=1000000,queue_depth=1").unwrap();
-    let out = simulate(
-        &workload,
-        registry::create("noop").unwrap(),
-        device,
-        Vec::new(),
-        &SimConfig::default(),
-    )
-    .unwrap();
+    let device = parse_spec("simple,latency_us=5000,bandwidth_mb_per_s=1000000,queue_depth=1").unwrap();
+    let out =
+        simulate(&workload, registry::create("noop").unwrap(), device, Vec::new(), &SimConfig::default()).unwrap();
     let d = &out.result.jobs[0].directions[0];
     assert_eq!(d.ios, 10);
     // Each takes 5 ms + 4096 B at 10^12 B/s (4.096 ns, rounded up to 5): 5,000,005 ns. Request i starts at

@@ -91,19 +91,14 @@ fn configurations() -> Vec<(String, Factory)> {
             let label = format!(
                 "{}({})",
                 info.name,
-                variant
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(",")
+                variant.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
             );
             out.push((
                 label,
                 Box::new(move || {
                     let mut p = (info.create)();
                     for (k, v) in variant.iter() {
-                        p.set_tunable(k, v)
-                            .expect("test variants use valid tunables");
+                        p.set_tunable(k, v).expect("test variants use valid tunables");
                     }
                     p
                 }),
@@ -113,46 +108,21 @@ fn configurations() -> Vec<(String, Factory)> {
     out
 }
 
-fn run(
-    adv: &Adversary,
-    policy: Box<dyn Policy>,
-    switches: Vec<PolicySwitch>,
-) -> iosched_sim::SimOutput {
+fn run(adv: &Adversary, policy: Box<dyn Policy>, switches: Vec<PolicySwitch>) -> iosched_sim::SimOutput {
     let mut workload = Workload::default();
     workload.add_timed("adversary", adv.requests.clone());
-    simulate(
-        &workload,
-        policy,
-        parse_spec(&adv.device).unwrap(),
-        switches,
-        &SimConfig {
-            seed: 9,
-            record_log: true,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+    simulate(&workload, policy, parse_spec(&adv.device).unwrap(), switches, &SimConfig { seed: 9, record_log: true })
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Conservation and flush barriers, from the request log.
 fn check_conservation_and_barriers(label: &str, log: &[LogEntry]) -> Result<(), TestCaseError> {
     let mut seen = std::collections::HashSet::new();
     for e in log {
-        prop_assert!(
-            e.complete_seq != NOT_YET_NS,
-            "{label}: request {} never completed",
-            e.req.id.0
-        );
-        prop_assert!(
-            seen.insert(e.complete_seq),
-            "{label}: two completions share a sequence number"
-        );
-        prop_assert!(
-            e.dispatch_seq < e.complete_seq,
-            "{label}: completed before dispatched"
-        );
-        prop_assert!(
-            e.req.queued_ns <= e.req.dispatched_ns && e.req.dispatched_ns <= e.req.completed_ns
-        );
+        prop_assert!(e.complete_seq != NOT_YET_NS, "{label}: request {} never completed", e.req.id.0);
+        prop_assert!(seen.insert(e.complete_seq), "{label}: two completions share a sequence number");
+        prop_assert!(e.dispatch_seq < e.complete_seq, "{label}: completed before dispatched");
+        prop_assert!(e.req.queued_ns <= e.req.dispatched_ns && e.req.dispatched_ns <= e.req.completed_ns);
     }
     for flush in log.iter().filter(|e| e.req.op == Op::Flush) {
         for other in log {
@@ -182,10 +152,7 @@ fn max_overtakes(log: &[LogEntry]) -> u64 {
     entered
         .iter()
         .map(|x| {
-            entered
-                .iter()
-                .filter(|y| y.enqueue_seq > x.enqueue_seq && y.dispatch_seq < x.dispatch_seq)
-                .count() as u64
+            entered.iter().filter(|y| y.enqueue_seq > x.enqueue_seq && y.dispatch_seq < x.dispatch_seq).count() as u64
         })
         .max()
         .unwrap_or(0)
@@ -265,24 +232,11 @@ fn the_bound_check_catches_a_policy_that_breaks_it() {
         level: 4,
         sync: true,
     }];
-    requests.push(TimedIo {
-        at_ns: 1,
-        offset_bytes: 0,
-        stream: 1,
-        ..requests[0]
-    });
+    requests.push(TimedIo { at_ns: 1, offset_bytes: 0, stream: 1, ..requests[0] });
     for i in 0..50u64 {
-        requests.push(TimedIo {
-            at_ns: 2 + i,
-            offset_bytes: (1 << 30) + 4096 * (i + 1),
-            stream: 2,
-            ..requests[0]
-        });
+        requests.push(TimedIo { at_ns: 2 + i, offset_bytes: (1 << 30) + 4096 * (i + 1), stream: 2, ..requests[0] });
     }
-    let adv = Adversary {
-        requests,
-        device: "simple,latency_us=1000,queue_depth=1".to_string(),
-    };
+    let adv = Adversary { requests, device: "simple,latency_us=1000,queue_depth=1".to_string() };
     let unlimited = run(&adv, registry::create("elevator").unwrap(), Vec::new());
     assert!(max_overtakes(&unlimited.log) >= 50);
     let mut limited = registry::create("elevator").unwrap();

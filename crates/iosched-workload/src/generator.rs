@@ -71,11 +71,7 @@ impl IoGenerator {
             self.cursor_bytes[dir] += len_bytes;
             at
         };
-        NextIo {
-            op,
-            offset_bytes: self.region_start_bytes + relative,
-            len_bytes,
-        }
+        NextIo { op, offset_bytes: self.region_start_bytes + relative, len_bytes }
     }
 }
 
@@ -85,26 +81,16 @@ mod tests {
 
     #[test]
     fn sequential_wraps_within_region() {
-        let job = JobSpec {
-            block_size_bytes: [4096; 3],
-            ..JobSpec::default()
-        };
+        let job = JobSpec { block_size_bytes: [4096; 3], ..JobSpec::default() };
         let mut g = IoGenerator::new(&job, 1 << 20, 3 * 4096);
         let mut rng = SimRng::new(1, 0);
-        let offs: Vec<u64> = (0..4)
-            .map(|_| g.next(&mut rng).offset_bytes - (1 << 20))
-            .collect();
+        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes - (1 << 20)).collect();
         assert_eq!(offs, vec![0, 4096, 8192, 0]);
     }
 
     #[test]
     fn random_stays_aligned_in_region_and_mix_follows_percent() {
-        let job = JobSpec {
-            rw: RwMode::ReadWrite,
-            random: true,
-            rwmix_read_percent: 70,
-            ..JobSpec::default()
-        };
+        let job = JobSpec { rw: RwMode::ReadWrite, random: true, rwmix_read_percent: 70, ..JobSpec::default() };
         let mut g = IoGenerator::new(&job, 8192, 1 << 20);
         let mut rng = SimRng::new(3, 0);
         let mut reads = 0;

@@ -38,10 +38,7 @@ pub struct Engine {
 
 impl Default for Engine {
     fn default() -> Self {
-        Engine {
-            name: "psync".to_string(),
-            synchronous: true,
-        }
+        Engine { name: "psync".to_string(), synchronous: true }
     }
 }
 
@@ -159,10 +156,6 @@ impl JobSpec {
 
     /// Where an option was set, if it was.
     pub fn location_of(&self, option: &str) -> Option<&Location> {
-        self.option_lines
-            .iter()
-            .rev()
-            .find(|(name, _)| name == option)
-            .map(|(_, loc)| loc)
+        self.option_lines.iter().rev().find(|(name, _)| name == option).map(|(_, loc)| loc)
     }
 }

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn iosched(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iosched"))
-        .args(args)
-        .output()
-        .expect("run iosched")
+    Command::new(env!("CARGO_BIN_EXE_iosched")).args(args).output().expect("run iosched")
 }
 
 fn stderr(out: &Output) -> String {
@@ -29,51 +26,27 @@ fn job_file(name: &str, text: &str) -> PathBuf {
     path
 }
 
-const MIXED: &str = "[global]\nnumber_ios=2000\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\nioengine=libaio\niodepth=8\n";
+const MIXED: &str =
+    "[global]\nnumber_ios=2000\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\nioengine=libaio\niodepth=8\n";
 
 /// Bad input: exit 2, exactly one line on stderr naming the problem, no panic.
 fn assert_bad_input(args: &[&str], wanted: &str) {
     let out = iosched(args);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert_eq!(
-        err.trim_end().lines().count(),
-        1,
-        "{args:?}: not one line:\n{err}"
-    );
-    assert!(
-        err.contains(wanted),
-        "{args:?}: wanted '{wanted}' in: {err}"
-    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: not one line:\n{err}");
+    assert!(err.contains(wanted), "{args:?}: wanted '{wanted}' in: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(
-        stdout(&out).is_empty(),
-        "{args:?}: printed to stdout on error"
-    );
+    assert!(stdout(&out).is_empty(), "{args:?}: printed to stdout on error");
 }
 
 #[test]
 fn sim_prints_a_table() {
     let job = job_file("table.fio", MIXED);
-    let out = iosched(&[
-        "sim",
-        job.to_str().unwrap(),
-        "--policy",
-        "elevator",
-        "--set",
-        "batch=8",
-    ]);
+    let out = iosched(&["sim", job.to_str().unwrap(), "--policy", "elevator", "--set", "batch=8"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    for needle in [
-        "policy  elevator",
-        "batch=8",
-        "reader",
-        "writer",
-        "IOPS",
-        "p99 ms",
-        "4000 requests completed",
-    ] {
+    for needle in ["policy  elevator", "batch=8", "reader", "writer", "IOPS", "p99 ms", "4000 requests completed"] {
         assert!(text.contains(needle), "missing '{needle}' in:\n{text}");
     }
 }
@@ -88,12 +61,7 @@ fn sim_json_has_the_fields_fio_tools_read() {
     assert_eq!(reader["jobname"], "reader");
     assert_eq!(reader["read"]["total_ios"], 2000);
     assert!(reader["read"]["iops"].as_f64().unwrap() > 0.0);
-    assert!(
-        reader["read"]["clat_ns"]["percentile"]["99.000000"]
-            .as_u64()
-            .unwrap()
-            > 0
-    );
+    assert!(reader["read"]["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap() > 0);
     assert!(reader["read"]["lat_ns"]["mean"].as_f64().unwrap() > 0.0);
     let writer = &v["jobs"][1];
     assert_eq!(writer["write"]["io_bytes"], 2000 * 65536);
@@ -106,32 +74,15 @@ fn sim_json_has_the_fields_fio_tools_read() {
     assert_eq!(ios["requests_completed"], 4000);
     assert_eq!(ios["seed"], 5);
     // Percentiles are in fio's order.
-    let keys: Vec<&String> = reader["read"]["clat_ns"]["percentile"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .collect();
+    let keys: Vec<&String> = reader["read"]["clat_ns"]["percentile"].as_object().unwrap().keys().collect();
     assert_eq!(keys.first().map(|k| k.as_str()), Some("1.000000"));
     assert_eq!(keys.last().map(|k| k.as_str()), Some("99.990000"));
 }
 
 #[test]
 fn same_seed_same_json_and_runtime_override() {
-    let job = job_file(
-        "seed.fio",
-        "[r]\nrw=randrw\nbs=4k\ntime_based\nruntime=10\n",
-    );
-    let args = [
-        "sim",
-        job.to_str().unwrap(),
-        "--json",
-        "--seed",
-        "3",
-        "--runtime",
-        "0.05",
-        "--policy",
-        "elevator",
-    ];
+    let job = job_file("seed.fio", "[r]\nrw=randrw\nbs=4k\ntime_based\nruntime=10\n");
+    let args = ["sim", job.to_str().unwrap(), "--json", "--seed", "3", "--runtime", "0.05", "--policy", "elevator"];
     let (a, b) = (iosched(&args), iosched(&args));
     assert!(a.status.success(), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
@@ -148,10 +99,7 @@ fn policies_json_lists_tunables_with_defaults() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let list = v["policies"].as_array().unwrap();
     let names: Vec<&str> = list.iter().map(|p| p["name"].as_str().unwrap()).collect();
-    assert!(
-        names.contains(&"noop") && names.contains(&"elevator"),
-        "{names:?}"
-    );
+    assert!(names.contains(&"noop") && names.contains(&"elevator"), "{names:?}");
     let elevator = list.iter().find(|p| p["name"] == "elevator").unwrap();
     let batch = &elevator["tunables"][0];
     assert_eq!(batch["name"], "batch");
@@ -168,13 +116,7 @@ fn demo_compares_every_policy() {
     let out = iosched(&["demo"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    for name in [
-        "noop",
-        "elevator",
-        "elevator batch=16",
-        "seq MB/s",
-        "random p99 ms",
-    ] {
+    for name in ["noop", "elevator", "elevator batch=16", "seq MB/s", "random p99 ms"] {
         assert!(text.contains(name), "missing {name} in:\n{text}");
     }
 }
@@ -188,48 +130,18 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["sim", good, "--bogus"], "unexpected argument '--bogus'");
     assert_bad_input(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
     assert_bad_input(&["sim", good, "--policy", "cfqq"], "unknown policy 'cfqq'");
-    assert_bad_input(
-        &["sim", good, "--policy", "elevator", "--set", "bach=1"],
-        "unknown tunable 'bach'",
-    );
-    assert_bad_input(
-        &["sim", good, "--policy", "elevator", "--set", "batch=-3"],
-        "invalid value '-3' for batch",
-    );
+    assert_bad_input(&["sim", good, "--policy", "elevator", "--set", "bach=1"], "unknown tunable 'bach'");
+    assert_bad_input(&["sim", good, "--policy", "elevator", "--set", "batch=-3"], "invalid value '-3' for batch");
     assert_bad_input(&["sim", good, "--set", "batch"], "--set expects KEY=VALUE");
-    assert_bad_input(
-        &["sim", good, "--seed", "x"],
-        "invalid value 'x' for '--seed",
-    );
-    assert_bad_input(
-        &["sim", good, "--runtime", "soon"],
-        "--runtime expects a time",
-    );
-    assert_bad_input(
-        &["sim", good, "--device", "simple,latency=3"],
-        "unknown key 'latency'",
-    );
-    assert_bad_input(
-        &["sim", good, "--device", "tape"],
-        "unknown device kind 'tape'",
-    );
-    assert_bad_input(
-        &["sim", malformed.to_str().unwrap()],
-        "bad.fio:6: iodepth: expected an integer",
-    );
-    assert_bad_input(
-        &["sim", unsupported.to_str().unwrap()],
-        "unsup.fio:3: option 'verify' is not supported",
-    );
-    assert_bad_input(
-        &["sim", "/nonexistent/job.fio"],
-        "/nonexistent/job.fio:0: cannot read job file",
-    );
+    assert_bad_input(&["sim", good, "--seed", "x"], "invalid value 'x' for '--seed");
+    assert_bad_input(&["sim", good, "--runtime", "soon"], "--runtime expects a time");
+    assert_bad_input(&["sim", good, "--device", "simple,latency=3"], "unknown key 'latency'");
+    assert_bad_input(&["sim", good, "--device", "tape"], "unknown device kind 'tape'");
+    assert_bad_input(&["sim", malformed.to_str().unwrap()], "bad.fio:6: iodepth: expected an integer");
+    assert_bad_input(&["sim", unsupported.to_str().unwrap()], "unsup.fio:3: option 'verify' is not supported");
+    assert_bad_input(&["sim", "/nonexistent/job.fio"], "/nonexistent/job.fio:0: cannot read job file");
     let too_far = job_file("far.fio", "[j]\nrw=read\noffset=2t\n");
-    assert_bad_input(
-        &["sim", too_far.to_str().unwrap()],
-        "far.fio:3: job 'j': offset",
-    );
+    assert_bad_input(&["sim", too_far.to_str().unwrap()], "far.fio:3: job 'j': offset");
 }
 
 /// The shared test data, or None (said loudly) when it is absent.
@@ -240,10 +152,7 @@ fn test_data() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
-            "SKIPPED: test data not found at {} (set IOSCHED_TEST_DATA)",
-            dir.display()
-        );
+        eprintln!("SKIPPED: test data not found at {} (set IOSCHED_TEST_DATA)", dir.display());
         None
     }
 }
@@ -257,11 +166,7 @@ fn fio_examples_are_simulated_or_rejected_by_name() {
         .filter(|p| p.extension().is_some_and(|e| e == "fio"))
         .collect();
     files.sort();
-    assert!(
-        files.len() >= 10,
-        "expected fio's examples in {}",
-        data.display()
-    );
+    assert!(files.len() >= 10, "expected fio's examples in {}", data.display());
     let mut simulated = 0;
     for file in &files {
         let out = iosched(&["sim", file.to_str().unwrap(), "--runtime", "0.02", "--json"]);
@@ -270,26 +175,16 @@ fn fio_examples_are_simulated_or_rejected_by_name() {
         match out.status.code() {
             Some(0) => {
                 let v: Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
-                assert_eq!(
-                    v["iosched"]["requests_submitted"],
-                    v["iosched"]["requests_completed"]
-                );
+                assert_eq!(v["iosched"]["requests_submitted"], v["iosched"]["requests_completed"]);
                 simulated += 1;
             }
             Some(2) => {
                 let name = file.file_name().unwrap().to_str().unwrap();
-                assert!(
-                    err.contains(name) && err.contains("option"),
-                    "{}: {err}",
-                    file.display()
-                );
+                assert!(err.contains(name) && err.contains("option"), "{}: {err}", file.display());
             }
             other => panic!("{}: exit {other:?}: {err}", file.display()),
         }
     }
-    eprintln!(
-        "{simulated} of {} fio examples simulated, the rest rejected by option name",
-        files.len()
-    );
+    eprintln!("{simulated} of {} fio examples simulated, the rest rejected by option name", files.len());
     assert!(simulated >= 7, "only {simulated} simulated");
 }

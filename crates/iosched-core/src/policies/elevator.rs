@@ -26,14 +26,9 @@ use std::collections::{BinaryHeap, VecDeque};
 
 const TUNABLES: &[TunableSpec] = &[TunableSpec {
     name: "batch",
-    kind: TunableKind::Int {
-        min: 0,
-        max: 1 << 30,
-        unit: "requests",
-    },
+    kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "requests" },
     default: "0",
-    description:
-        "requests sorted into one sweep before later arrivals wait for the next (0 = unlimited)",
+    description: "requests sorted into one sweep before later arrivals wait for the next (0 = unlimited)",
 }];
 
 /// A queued request, ordered by (offset, arrival sequence).
@@ -78,11 +73,7 @@ impl Car {
 
     /// Move everything below `head_bytes` from `ahead` to `behind`.
     fn split_at(&mut self, head_bytes: u64) {
-        while self
-            .ahead
-            .peek()
-            .is_some_and(|Reverse(e)| e.offset_bytes < head_bytes)
-        {
+        while self.ahead.peek().is_some_and(|Reverse(e)| e.offset_bytes < head_bytes) {
             let entry = self.ahead.pop().expect("peeked");
             self.behind.push(entry);
         }
@@ -141,11 +132,8 @@ impl Policy for Elevator {
     }
 
     fn enqueue(&mut self, _now_ns: u64, req: Request) {
-        let back_is_full = self.batch_requests > 0
-            && self
-                .cars
-                .back()
-                .is_some_and(|car| car.inserted >= self.batch_requests);
+        let back_is_full =
+            self.batch_requests > 0 && self.cars.back().is_some_and(|car| car.inserted >= self.batch_requests);
         if back_is_full {
             let car = self.spare.pop().unwrap_or_default();
             self.cars.push_back(car);
@@ -153,11 +141,7 @@ impl Policy for Elevator {
         let in_service = self.cars.len() == 1;
         let head = self.head_bytes;
         let car = self.cars.back_mut().expect("an elevator always has a car");
-        let entry = Reverse(Entry {
-            offset_bytes: req.offset_bytes,
-            seq: self.enqueue_seq,
-            req,
-        });
+        let entry = Reverse(Entry { offset_bytes: req.offset_bytes, seq: self.enqueue_seq, req });
         if in_service && req.offset_bytes < head {
             car.behind.push(entry);
         } else {
@@ -289,10 +273,7 @@ mod tests {
                 }
             }
             match expect_served_within {
-                None => assert_eq!(
-                    served_at, None,
-                    "unlimited car: the stream starves the victim"
-                ),
+                None => assert_eq!(served_at, None, "unlimited car: the stream starves the victim"),
                 Some(limit) => assert!(served_at.is_some_and(|n| n <= limit), "{served_at:?}"),
             }
         }
@@ -308,10 +289,7 @@ mod tests {
         let ids: Vec<u64> = p.drain().iter().map(|r| r.id.0).collect();
         assert_eq!(ids, vec![0, 1, 2, 3, 4]);
         assert_eq!(p.queued(), 0);
-        assert_eq!(
-            p.dispatch(0, &DispatchContext::default()),
-            Dispatch::Nothing
-        );
+        assert_eq!(p.dispatch(0, &DispatchContext::default()), Dispatch::Nothing);
     }
 
     #[test]

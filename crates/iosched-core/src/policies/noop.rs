@@ -67,10 +67,7 @@ impl Policy for Noop {
     }
 
     fn stats(&self) -> Vec<(&'static str, StatValue)> {
-        vec![
-            ("queued", StatValue::Count(self.fifo.len() as u64)),
-            ("dispatched", StatValue::Count(self.dispatched)),
-        ]
+        vec![("queued", StatValue::Count(self.fifo.len() as u64)), ("dispatched", StatValue::Count(self.dispatched))]
     }
 }
 

@@ -5,7 +5,7 @@
 //! buses' block transfer times, which bound the disk's.
 
 use super::params::{read_file, Block, Loc, ParamError, ParamFile, Value};
-use crate::hdd::disk::{CacheParams, HddParams, Overheads};
+use crate::hdd::disk::{CacheParams, ExtraDisconnect, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
 use crate::hdd::seek::SeekCurve;
 use std::path::Path;
@@ -92,19 +92,9 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Extradisc seek delta", 0.0),
 ];
 
-const MODEL_KEYS: &[&str] = &[
-    "Number of data surfaces",
-    "Number of cylinders",
-    "Block count",
-    "Layout Model",
-    "Mechanical Model",
-];
-const LAYOUT_KEYS: &[&str] = &[
-    "LBN-to-PBN mapping scheme",
-    "Sparing scheme used",
-    "Rangesize for sparing",
-    "Zones",
-];
+const MODEL_KEYS: &[&str] =
+    &["Number of data surfaces", "Number of cylinders", "Block count", "Layout Model", "Mechanical Model"];
+const LAYOUT_KEYS: &[&str] = &["LBN-to-PBN mapping scheme", "Sparing scheme used", "Rangesize for sparing", "Zones"];
 const ZONE_KEYS: &[&str] = &[
     "First cylinder number",
     "Last cylinder number",
@@ -133,17 +123,12 @@ const MECH_KEYS: &[&str] = &[
 ];
 
 fn err(loc: &Loc, message: String) -> ParamError {
-    ParamError {
-        loc: loc.clone(),
-        message,
-    }
+    ParamError { loc: loc.clone(), message }
 }
 
 fn warn_unknown(block: &Block, known: &[&str], warnings: &mut Vec<String>) {
     for (key, loc) in block.unknown_keys(known) {
-        let not_modelled = DISK_KEYS_NOT_MODELLED
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(&key));
+        let not_modelled = DISK_KEYS_NOT_MODELLED.iter().find(|(k, _)| k.eq_ignore_ascii_case(&key));
         match not_modelled {
             Some((_, neutral)) => {
                 if let Ok(v) = block.number(&key) {
@@ -152,10 +137,7 @@ fn warn_unknown(block: &Block, known: &[&str], warnings: &mut Vec<String>) {
                     }
                 }
             }
-            None => warnings.push(format!(
-                "{loc}: unknown key '{key}' in {}; ignored",
-                block.display_name()
-            )),
+            None => warnings.push(format!("{loc}: unknown key '{key}' in {}; ignored", block.display_name())),
         }
     }
 }
@@ -173,29 +155,14 @@ fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamErr
                 return Ok(b);
             }
         } else if !["Stats"].contains(&type_name.as_str())
-            && file
-                .blocks
-                .iter()
-                .all(|b| b.name.as_deref() != Some(type_name))
+            && file.blocks.iter().all(|b| b.name.as_deref() != Some(type_name))
         {
-            return Err(err(
-                loc,
-                format!("instantiate names '{type_name}', which no block defines"),
-            ));
+            return Err(err(loc, format!("instantiate names '{type_name}', which no block defines")));
         }
     }
-    file.blocks
-        .iter()
-        .find(|b| b.type_name == "disksim_disk")
-        .ok_or_else(|| {
-            err(
-                &Loc {
-                    file: parv.to_path_buf(),
-                    line: 0,
-                },
-                "no disksim_disk block: expected a disk to simulate".into(),
-            )
-        })
+    file.blocks.iter().find(|b| b.type_name == "disksim_disk").ok_or_else(|| {
+        err(&Loc { file: parv.to_path_buf(), line: 0 }, "no disksim_disk block: expected a disk to simulate".into())
+    })
 }
 
 pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
@@ -204,10 +171,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     warn_unknown(disk, DISK_KEYS, &mut warnings);
     let model = disk.block("Model")?;
     if model.type_name != "dm_disk" {
-        return Err(err(
-            &model.loc,
-            format!("Model: expected a dm_disk block, found {}", model.type_name),
-        ));
+        return Err(err(&model.loc, format!("Model: expected a dm_disk block, found {}", model.type_name)));
     }
     warn_unknown(model, MODEL_KEYS, &mut warnings);
     let surfaces = model.int("Number of data surfaces", 1, 1 << 16)? as u32;
@@ -218,19 +182,14 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     if lay.type_name != "dm_layout_g1" {
         return Err(err(
             &lay.loc,
-            format!(
-                "Layout Model: expected dm_layout_g1, found {} (not supported)",
-                lay.type_name
-            ),
+            format!("Layout Model: expected dm_layout_g1, found {} (not supported)", lay.type_name),
         ));
     }
     warn_unknown(lay, LAYOUT_KEYS, &mut warnings);
     let mapping_no = lay.int("LBN-to-PBN mapping scheme", 0, 4)?;
     let mapping = Mapping::from_disksim(mapping_no).ok_or_else(|| {
         err(
-            &lay.get("LBN-to-PBN mapping scheme")
-                .expect("read above")
-                .loc,
+            &lay.get("LBN-to-PBN mapping scheme").expect("read above").loc,
             format!("LBN-to-PBN mapping scheme: {mapping_no} is not supported; expected 0, 1 or 2"),
         )
     })?;
@@ -240,10 +199,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let mut zones = Vec::new();
     for item in lay.list("Zones")? {
         let Value::Block(z) = &item.value else {
-            return Err(err(
-                &item.loc,
-                format!("Zones: expected zone blocks, found {}", item.value.kind()),
-            ));
+            return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.kind())));
         };
         warn_unknown(z, ZONE_KEYS, &mut warnings);
         let defects = z.int_list("defects", 0, i64::MAX)?;
@@ -262,20 +218,12 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             track_skew_sectors: z.number_or("Skew for track switch", 0.0)?,
             cylinder_skew_sectors: z.number_or("Skew for cylinder switch", 0.0)?,
             spares: z.int_or("Number of spares", 0, i64::MAX, 0)? as u64,
-            slips: z
-                .int_list("slips", 0, i64::MAX)?
-                .into_iter()
-                .map(|v| v as u64)
-                .collect(),
-            defects: defects
-                .chunks(2)
-                .map(|p| (p[0] as u64, p[1] as u64))
-                .collect(),
+            slips: z.int_list("slips", 0, i64::MAX)?.into_iter().map(|v| v as u64).collect(),
+            defects: defects.chunks(2).map(|p| (p[0] as u64, p[1] as u64)).collect(),
         });
     }
     let zones_loc = lay.get("Zones").expect("read above").loc.clone();
-    let layout = Layout::new(surfaces, cylinders, mapping, sparing, zones)
-        .map_err(|e| err(&zones_loc, e.0))?;
+    let layout = Layout::new(surfaces, cylinders, mapping, sparing, zones).map_err(|e| err(&zones_loc, e.0))?;
     let stated = model.int_or("Block count", 0, i64::MAX, 0)? as u64;
     if stated != 0 && stated != layout.blocks() {
         warnings.push(format!(
@@ -290,18 +238,13 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     if mech.type_name != "dm_mech_g1" {
         return Err(err(
             &mech.loc,
-            format!(
-                "Mechanical Model: expected dm_mech_g1, found {} (not supported)",
-                mech.type_name
-            ),
+            format!("Mechanical Model: expected dm_mech_g1, found {} (not supported)", mech.type_name),
         ));
     }
     warn_unknown(mech, MECH_KEYS, &mut warnings);
     if let Ok((kind, loc)) = mech.word("Access time type") {
         if kind != "trackSwitchPlusRotation" {
-            warnings.push(format!(
-                "{loc}: Access time type '{kind}' is modelled as trackSwitchPlusRotation"
-            ));
+            warnings.push(format!("{loc}: Access time type '{kind}' is modelled as trackSwitchPlusRotation"));
         }
     }
     let (seek_type, seek_loc) = mech.word("Seek type")?;
@@ -334,16 +277,16 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             SeekCurve::Extracted { points: read_seek_file(&path, loc)? }
         }
         other => {
-            return Err(err(seek_loc, format!("Seek type: expected constant, linear, curve, hpl, hplplus10 or extracted, found '{other}'")))
+            return Err(err(
+                seek_loc,
+                format!("Seek type: expected constant, linear, curve, hpl, hplplus10 or extracted, found '{other}'"),
+            ))
         }
     };
     let rpm = mech.number("Rotation speed (in rpms)")?;
     if !(rpm > 0.0 && rpm < 1e6) {
         return Err(err(
-            &mech
-                .get("Rotation speed (in rpms)")
-                .expect("read above")
-                .loc,
+            &mech.get("Rotation speed (in rpms)").expect("read above").loc,
             format!("Rotation speed (in rpms): expected a speed above 0, found {rpm}"),
         ));
     }
@@ -373,19 +316,37 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         first_reselect_ns: ms("First reselect overhead")?,
         other_reselect_ns: ms("Other reselect overhead")?,
         minimum_seek_ns: ms("Minimum seek delay")?,
+        data_prep_ns: ms("Data preparation overhead")?,
+        extra_write_disconnect: if disk.int_or("Extra write disconnect", 0, 1, 0)? == 1 {
+            Some(ExtraDisconnect {
+                command_ns: ms("Extradisc command overhead")?,
+                disconnect_ns: ms("Extradisc disconnect overhead")?,
+                inter_disconnect_ns: ms("Extradisc inter-disconnect delay")?,
+                seek_delta_ns: ms("Extradisc seek delta")?,
+            })
+        } else {
+            None
+        },
     };
-    let mut bus_ms = disk.number_or("Bulk sector transfer time", 0.0)?;
+    // The disk's bulk transfer time, bounded below by the slowest instantiated bus on its path.
+    let bulk_ms = disk.number_or("Bulk sector transfer time", 0.0)?;
+    let (mut bus_read_ms, mut bus_write_ms) = (bulk_ms, bulk_ms);
     for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
-        bus_ms = bus_ms.max(b.number_or("Read block transfer time", 0.0)?);
+        bus_read_ms = bus_read_ms.max(b.number_or("Read block transfer time", 0.0)?);
+        bus_write_ms = bus_write_ms.max(b.number_or("Write block transfer time", 0.0)?);
     }
+    let read_watermark = if disk.int_or("Set watermark by reqsize", 0, 1, 1)? == 1 {
+        disk.number_or("High (read) water mark", 0.0)?
+    } else {
+        0.0
+    };
     let segments = disk.int_or("Number of buffer segments", 1, 1 << 16, 1)? as u32;
     let segment_blocks = disk.int_or("Segment size (in blks)", 1, 1 << 30, 256)? as u64;
     let cache = CacheParams {
         enabled: disk.int_or("Enable caching in buffer", 0, 2, 1)? != 0,
         segments,
         segment_blocks,
-        write_segments: disk.int_or("Maximum number of write segments", 1, segments as i64, 1)?
-            as u32,
+        write_segments: disk.int_or("Maximum number of write segments", 1, segments as i64, 1)? as u32,
         read_ahead_max_blocks: if disk.int_or("Buffer continuous read", 0, 4, 0)? == 0 {
             0
         } else {
@@ -403,7 +364,9 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             head_switch_ns: mech.number("Head switch time")? * MS,
             write_settle_ns: mech.number_or("Add. write settling delay", 0.0)? * MS,
             rpm,
-            bus_ns_per_block: bus_ms * MS,
+            bus_read_ns_per_block: bus_read_ms * MS,
+            bus_write_ns_per_block: bus_write_ms * MS,
+            read_watermark,
             overheads,
             cache,
             queue_depth: disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32,
@@ -416,88 +379,45 @@ fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
     let items = b.list(key)?;
     let loc = &b.get(key).expect("listed above").loc;
     if items.len() != count {
-        return Err(err(
-            loc,
-            format!("{key}: expected {count} numbers, found {}", items.len()),
-        ));
+        return Err(err(loc, format!("{key}: expected {count} numbers, found {}", items.len())));
     }
     items
         .iter()
         .map(|i| match i.value {
             Value::Number(n) => Ok(n),
-            ref other => Err(err(
-                &i.loc,
-                format!("{key}: expected numbers, found {}", other.kind()),
-            )),
+            ref other => Err(err(&i.loc, format!("{key}: expected numbers, found {}", other.kind()))),
         })
         .collect()
 }
 
 /// A DiskSim `.seek` file: "Seek distances measured: N" then N lines "distance, ms".
 pub fn read_seek_file(path: &Path, from: &Loc) -> Result<Vec<(u32, f64)>, ParamError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        err(
-            from,
-            format!("cannot read seek curve {}: {e}", path.display()),
-        )
-    })?;
-    let at = |line: usize| Loc {
-        file: path.to_path_buf(),
-        line,
-    };
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or_else(|| {
-        err(
-            &at(1),
-            "empty seek file: expected 'Seek distances measured: N'".into(),
-        )
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| err(from, format!("cannot read seek curve {}: {e}", path.display())))?;
+    let at = |line: usize| Loc { file: path.to_path_buf(), line };
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) =
+        lines.next().ok_or_else(|| err(&at(1), "empty seek file: expected 'Seek distances measured: N'".into()))?;
     let count: usize = header
         .trim()
         .strip_prefix("Seek distances measured:")
         .and_then(|n| n.trim().parse().ok())
-        .ok_or_else(|| {
-            err(
-                &at(1),
-                format!(
-                    "expected 'Seek distances measured: N', found '{}'",
-                    header.trim()
-                ),
-            )
-        })?;
+        .ok_or_else(|| err(&at(1), format!("expected 'Seek distances measured: N', found '{}'", header.trim())))?;
     let mut points: Vec<(u32, f64)> = Vec::with_capacity(count);
     for (i, line) in lines {
         let mut parts = line.split(',');
-        let (d, t) = (
-            parts.next().unwrap_or("").trim(),
-            parts.next().unwrap_or("").trim(),
-        );
-        let d: u32 = d.parse().map_err(|_| {
-            err(
-                &at(i + 1),
-                format!("expected 'distance, ms', found '{}'", line.trim()),
-            )
-        })?;
+        let (d, t) = (parts.next().unwrap_or("").trim(), parts.next().unwrap_or("").trim());
+        let d: u32 =
+            d.parse().map_err(|_| err(&at(i + 1), format!("expected 'distance, ms', found '{}'", line.trim())))?;
         let t: f64 = t
             .parse()
             .ok()
             .filter(|t: &f64| t.is_finite() && *t >= 0.0)
-            .ok_or_else(|| {
-                err(
-                    &at(i + 1),
-                    format!("expected 'distance, ms', found '{}'", line.trim()),
-                )
-            })?;
+            .ok_or_else(|| err(&at(i + 1), format!("expected 'distance, ms', found '{}'", line.trim())))?;
         if points.last().is_some_and(|(pd, _)| *pd >= d) {
             return Err(err(
                 &at(i + 1),
-                format!(
-                    "distances must increase, found {d} after {}",
-                    points.last().expect("checked").0
-                ),
+                format!("distances must increase, found {d} after {}", points.last().expect("checked").0),
             ));
         }
         points.push((d, t));
@@ -505,10 +425,7 @@ pub fn read_seek_file(path: &Path, from: &Loc) -> Result<Vec<(u32, f64)>, ParamE
     if points.len() != count {
         return Err(err(
             &at(text.lines().count()),
-            format!(
-                "seek table truncated: the header says {count} distances, found {}",
-                points.len()
-            ),
+            format!("seek table truncated: the header says {count} distances, found {}", points.len()),
         ));
     }
     if points.is_empty() {

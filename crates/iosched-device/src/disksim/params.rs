@@ -156,10 +156,7 @@ fn lex(text: &str) -> Vec<(Tok, usize)> {
 impl Lexer {
     fn loc(&self) -> Loc {
         let line = self.toks.get(self.pos).map_or(self.last_line, |(_, l)| *l);
-        Loc {
-            file: self.file.clone(),
-            line,
-        }
+        Loc { file: self.file.clone(), line }
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -177,15 +174,11 @@ impl Lexer {
     }
 
     fn err(&self, message: String) -> ParamError {
-        ParamError {
-            loc: self.loc(),
-            message,
-        }
+        ParamError { loc: self.loc(), message }
     }
 
     fn found(&self) -> String {
-        self.peek()
-            .map_or("the end of the file".to_string(), Tok::describe)
+        self.peek().map_or("the end of the file".to_string(), Tok::describe)
     }
 
     fn expect(&mut self, want: Tok, what: &str) -> Result<(), ParamError> {
@@ -218,10 +211,7 @@ pub fn read_file(path: &Path) -> Result<ParamFile, ParamError> {
 
 fn open(path: &Path, from: Option<&Loc>) -> Result<String, ParamError> {
     std::fs::read_to_string(path).map_err(|e| ParamError {
-        loc: from.cloned().unwrap_or(Loc {
-            file: path.to_path_buf(),
-            line: 0,
-        }),
+        loc: from.cloned().unwrap_or(Loc { file: path.to_path_buf(), line: 0 }),
         message: format!("cannot read {}: {e}", path.display()),
     })
 }
@@ -229,12 +219,7 @@ fn open(path: &Path, from: Option<&Loc>) -> Result<String, ParamError> {
 fn lexer_for(path: &Path, text: &str) -> Lexer {
     let toks = lex(text);
     let last_line = text.lines().count().max(1);
-    Lexer {
-        toks,
-        pos: 0,
-        file: path.to_path_buf(),
-        last_line,
-    }
+    Lexer { toks, pos: 0, file: path.to_path_buf(), last_line }
 }
 
 /// A `source` path, relative to the including file's folder.
@@ -259,10 +244,7 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                 let loc = lx.loc();
                 let name = lx.word("a file name after 'source'")?;
                 if depth >= MAX_SOURCE_DEPTH {
-                    return Err(ParamError {
-                        loc,
-                        message: "'source' nested too deeply (a loop?)".into(),
-                    });
+                    return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
                 }
                 let included = resolve(path, &name);
                 if !included.is_file() {
@@ -282,12 +264,7 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                         Some(Tok::Word(w)) => names.push(w),
                         Some(Tok::Comma) => {}
                         Some(Tok::LClose) => break,
-                        _ => {
-                            return Err(ParamError {
-                                loc,
-                                message: "expected names and ']' in 'instantiate'".into(),
-                            })
-                        }
+                        _ => return Err(ParamError { loc, message: "expected names and ']' in 'instantiate'".into() }),
                     }
                 }
                 let as_word = lx.word("'as'")?;
@@ -305,12 +282,7 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                 let name = lx.word(&format!("a name after '{type_name}'"))?;
                 lx.expect(Tok::Open, &format!("'{{' after '{type_name} {name}'"))?;
                 let params = read_params(&mut lx, path, depth)?;
-                out.blocks.push(Block {
-                    type_name: type_name.to_string(),
-                    name: Some(name),
-                    loc,
-                    params,
-                });
+                out.blocks.push(Block { type_name: type_name.to_string(), name: Some(name), loc, params });
             }
         }
     }
@@ -335,11 +307,7 @@ fn skip_topology(lx: &mut Lexer) -> Result<(), ParamError> {
 }
 
 /// `Key = value, ...` up to the closing brace (consumed).
-fn read_params(
-    lx: &mut Lexer,
-    path: &Path,
-    depth: usize,
-) -> Result<Vec<(String, Spanned)>, ParamError> {
+fn read_params(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Vec<(String, Spanned)>, ParamError> {
     let mut params = Vec::new();
     loop {
         match lx.peek() {
@@ -372,12 +340,7 @@ fn read_params(
                 }
             }
             None => return Err(lx.err("the block is not closed: expected '}'".into())),
-            Some(_) => {
-                return Err(lx.err(format!(
-                    "expected a parameter name or '}}', found {}",
-                    lx.found()
-                )))
-            }
+            Some(_) => return Err(lx.err(format!("expected a parameter name or '}}', found {}", lx.found()))),
         }
     }
 }
@@ -399,19 +362,13 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
                     _ => items.push(read_value(lx, path, depth)?),
                 }
             }
-            Ok(Spanned {
-                value: Value::List(items),
-                loc,
-            })
+            Ok(Spanned { value: Value::List(items), loc })
         }
         Some(Tok::Word(w)) if w == "source" && matches!(lx.peek2(), Some(Tok::Word(_))) => {
             lx.pos += 1;
             let name = lx.word("a file name after 'source'")?;
             if depth >= MAX_SOURCE_DEPTH {
-                return Err(ParamError {
-                    loc,
-                    message: "'source' nested too deeply (a loop?)".into(),
-                });
+                return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
             }
             let included = resolve(path, &name);
             let text = open(&included, Some(&loc))?;
@@ -422,20 +379,11 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
             inner.expect(Tok::Open, &format!("'{{' after '{type_name} {name}'"))?;
             let params = read_params(&mut inner, &included, depth + 1)?;
             if inner.peek().is_some() {
-                return Err(inner.err(format!(
-                    "expected the end of the file after block '{name}', found {}",
-                    inner.found()
-                )));
+                return Err(
+                    inner.err(format!("expected the end of the file after block '{name}', found {}", inner.found()))
+                );
             }
-            Ok(Spanned {
-                value: Value::Block(Block {
-                    type_name,
-                    name: Some(name),
-                    loc: block_loc,
-                    params,
-                }),
-                loc,
-            })
+            Ok(Spanned { value: Value::Block(Block { type_name, name: Some(name), loc: block_loc, params }), loc })
         }
         Some(Tok::Word(w)) => {
             lx.pos += 1;
@@ -443,12 +391,7 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
                 lx.pos += 1;
                 let params = read_params(lx, path, depth)?;
                 return Ok(Spanned {
-                    value: Value::Block(Block {
-                        type_name: w,
-                        name: None,
-                        loc: loc.clone(),
-                        params,
-                    }),
+                    value: Value::Block(Block { type_name: w, name: None, loc: loc.clone(), params }),
                     loc,
                 });
             }
@@ -472,18 +415,11 @@ impl Block {
     }
 
     pub fn get(&self, key: &str) -> Option<&Spanned> {
-        self.params
-            .iter()
-            .rev()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v)
+        self.params.iter().rev().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v)
     }
 
     fn missing(&self, key: &str) -> ParamError {
-        ParamError {
-            loc: self.loc.clone(),
-            message: format!("{} has no '{key}'", self.display_name()),
-        }
+        ParamError { loc: self.loc.clone(), message: format!("{} has no '{key}'", self.display_name()) }
     }
 
     pub fn number(&self, key: &str) -> Result<f64, ParamError> {
@@ -508,10 +444,7 @@ impl Block {
     /// An integer within `min..=max`.
     pub fn int(&self, key: &str, min: i64, max: i64) -> Result<i64, ParamError> {
         let n = self.number(key)?;
-        let loc = self
-            .get(key)
-            .map(|v| v.loc.clone())
-            .unwrap_or(self.loc.clone());
+        let loc = self.get(key).map(|v| v.loc.clone()).unwrap_or(self.loc.clone());
         if n.fract() != 0.0 || n < min as f64 || n > max as f64 {
             return Err(ParamError {
                 loc,
@@ -567,15 +500,10 @@ impl Block {
         self.list(key)?
             .iter()
             .map(|item| match &item.value {
-                Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => {
-                    Ok(*n as i64)
-                }
+                Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => Ok(*n as i64),
                 other => Err(ParamError {
                     loc: item.loc.clone(),
-                    message: format!(
-                        "{key}: expected integers from {min} to {max}, found {}",
-                        describe(other)
-                    ),
+                    message: format!("{key}: expected integers from {min} to {max}, found {}", describe(other)),
                 }),
             })
             .collect()
@@ -629,10 +557,7 @@ mod tests {
         let disk = f.block_named("D").unwrap();
         assert_eq!(disk.number("Rotation speed (in rpms)").unwrap(), 7200.0);
         assert_eq!(disk.number("Add. write settling delay").unwrap(), 0.5);
-        assert_eq!(
-            disk.word("Access time type").unwrap().0,
-            "trackSwitchPlusRotation"
-        );
+        assert_eq!(disk.word("Access time type").unwrap().0, "trackSwitchPlusRotation");
         let model = disk.block("Model").unwrap();
         assert_eq!(model.int("Number of data surfaces", 1, 100).unwrap(), 2);
         assert_eq!(model.list("Zones").unwrap().len(), 2);
@@ -644,24 +569,12 @@ mod tests {
     fn errors_name_file_line_and_expectation() {
         let d = tmp("bad");
         let cases = [
-            (
-                "disksim_disk D {\n A = 1\n B = 2 }\n",
-                ":3: expected ',' or '}' after the value of 'A'",
-            ),
+            ("disksim_disk D {\n A = 1\n B = 2 }\n", ":3: expected ',' or '}' after the value of 'A'"),
             ("disksim_disk D {\n A = 1,\n", ":2: the block is not closed"),
-            (
-                "disksim_disk D {\n A = [ 1, 2 \n}\n",
-                ":3: expected a value, found '}'",
-            ),
-            (
-                "disksim_disk {\n}\n",
-                ":1: expected a name after 'disksim_disk', found '{'",
-            ),
+            ("disksim_disk D {\n A = [ 1, 2 \n}\n", ":3: expected a value, found '}'"),
+            ("disksim_disk {\n}\n", ":1: expected a name after 'disksim_disk', found '{'"),
             ("source nothere.model\n", "cannot read"),
-            (
-                "disksim_disk D { M = source missing.model }\n",
-                ":1: cannot read",
-            ),
+            ("disksim_disk D { M = source missing.model }\n", ":1: cannot read"),
         ];
         for (text, want) in cases {
             let p = write(&d, "x.parv", text);
@@ -672,20 +585,8 @@ mod tests {
         let p = write(&d, "t.parv", "b B { N = x, L = [ 1, q ] }\n");
         let f = read_file(&p).unwrap();
         let b = f.block_named("B").unwrap();
-        assert!(b
-            .number("N")
-            .unwrap_err()
-            .to_string()
-            .contains("t.parv:1: N: expected a number, found 'x'"));
-        assert!(b
-            .int_list("L", 0, 9)
-            .unwrap_err()
-            .to_string()
-            .contains("L: expected integers"));
-        assert!(b
-            .number("Z")
-            .unwrap_err()
-            .to_string()
-            .contains("b B has no 'Z'"));
+        assert!(b.number("N").unwrap_err().to_string().contains("t.parv:1: N: expected a number, found 'x'"));
+        assert!(b.int_list("L", 0, 9).unwrap_err().to_string().contains("L: expected integers"));
+        assert!(b.number("Z").unwrap_err().to_string().contains("b B has no 'Z'"));
     }
 }

@@ -34,27 +34,13 @@ impl Sparing {
         Some(match scheme {
             0 => Sparing::None,
             1 => Sparing::Tracks,
-            2 => Sparing::SectorsPerCylinder {
-                at_front: false,
-                slip_to_end: false,
-            },
+            2 => Sparing::SectorsPerCylinder { at_front: false, slip_to_end: false },
             3 => Sparing::SectorsPerTrack,
-            4 => Sparing::SectorsPerCylinder {
-                at_front: false,
-                slip_to_end: true,
-            },
-            5 => Sparing::SectorsPerCylinder {
-                at_front: true,
-                slip_to_end: false,
-            },
-            6 => Sparing::SectorsPerCylinder {
-                at_front: true,
-                slip_to_end: true,
-            },
+            4 => Sparing::SectorsPerCylinder { at_front: false, slip_to_end: true },
+            5 => Sparing::SectorsPerCylinder { at_front: true, slip_to_end: false },
+            6 => Sparing::SectorsPerCylinder { at_front: true, slip_to_end: true },
             7 => Sparing::SectorsAtEnd,
-            8 => Sparing::SectorsPerRange {
-                range_cylinders: range_cylinders.max(1),
-            },
+            8 => Sparing::SectorsPerRange { range_cylinders: range_cylinders.max(1) },
             9 => Sparing::SectorsPerZone { slip_to_end: false },
             10 => Sparing::SectorsPerZone { slip_to_end: true },
             _ => return None,
@@ -64,10 +50,7 @@ impl Sparing {
     /// Whether slips also shift the skew of later tracks (DiskSim does this for per-cylinder and per-track
     /// sparing).
     fn slips_push_skew(self) -> bool {
-        matches!(
-            self,
-            Sparing::SectorsPerCylinder { .. } | Sparing::SectorsPerTrack
-        )
+        matches!(self, Sparing::SectorsPerCylinder { .. } | Sparing::SectorsPerTrack)
     }
 }
 
@@ -151,21 +134,14 @@ impl Zone {
             Sparing::None => 0,
             Sparing::Tracks => self.spares * spt,
             Sparing::SectorsPerTrack => self.spares * cyls * surfaces as u64,
-            Sparing::SectorsPerCylinder {
-                slip_to_end: false, ..
-            } => self.spares * cyls,
-            Sparing::SectorsPerCylinder {
-                slip_to_end: true, ..
-            } => self.spares * cyls + slips,
+            Sparing::SectorsPerCylinder { slip_to_end: false, .. } => self.spares * cyls,
+            Sparing::SectorsPerCylinder { slip_to_end: true, .. } => self.spares * cyls + slips,
             Sparing::SectorsAtEnd => slips,
-            Sparing::SectorsPerRange { range_cylinders } => {
-                self.spares * (cyls / range_cylinders as u64)
-            }
+            Sparing::SectorsPerRange { range_cylinders } => self.spares * (cyls / range_cylinders as u64),
             Sparing::SectorsPerZone { slip_to_end: false } => self.spares,
             Sparing::SectorsPerZone { slip_to_end: true } => self.spares + slips,
         };
-        raw.saturating_sub(self.deadspace_sectors)
-            .saturating_sub(spare)
+        raw.saturating_sub(self.deadspace_sectors).saturating_sub(spare)
     }
 }
 
@@ -182,9 +158,7 @@ impl Layout {
         mut zones: Vec<Zone>,
     ) -> Result<Layout, LayoutError> {
         if surfaces == 0 || zones.is_empty() {
-            return Err(LayoutError(
-                "a disk needs at least one surface and one zone".into(),
-            ));
+            return Err(LayoutError("a disk needs at least one surface and one zone".into()));
         }
         let mut first = Vec::with_capacity(zones.len() + 1);
         let mut lbn = 0u64;
@@ -208,22 +182,12 @@ impl Layout {
         if lbn == 0 {
             return Err(LayoutError("the zones hold no blocks".into()));
         }
-        Ok(Layout {
-            surfaces,
-            cylinders,
-            mapping,
-            sparing,
-            zones,
-            zone_first_lbn: first,
-        })
+        Ok(Layout { surfaces, cylinders, mapping, sparing, zones, zone_first_lbn: first })
     }
 
     /// Logical blocks on the disk.
     pub fn blocks(&self) -> u64 {
-        *self
-            .zone_first_lbn
-            .last()
-            .expect("one entry per zone plus the end")
+        *self.zone_first_lbn.last().expect("one entry per zone plus the end")
     }
 
     /// The zone holding `lbn` (which must be below [`Layout::blocks`]).
@@ -255,12 +219,8 @@ impl Layout {
                 let (unit, spares_front, spares_back) = match sparing {
                     Sparing::SectorsPerTrack => (spt, 0, z.spares),
                     Sparing::SectorsPerCylinder { at_front: true, .. } => (spc, z.spares, 0),
-                    Sparing::SectorsPerCylinder {
-                        at_front: false, ..
-                    } => (spc, 0, z.spares),
-                    Sparing::SectorsPerRange { range_cylinders } => {
-                        (spc * range_cylinders as u64, 0, z.spares)
-                    }
+                    Sparing::SectorsPerCylinder { at_front: false, .. } => (spc, 0, z.spares),
+                    Sparing::SectorsPerRange { range_cylinders } => (spc * range_cylinders as u64, 0, z.spares),
                     _ => (u64::MAX, 0, 0),
                 };
                 if unit == u64::MAX {
@@ -287,19 +247,11 @@ impl Layout {
                 }
             }
         };
-        let physical = z
-            .defects
-            .iter()
-            .find(|(bad, _)| *bad == physical)
-            .map_or(physical, |(_, spare)| *spare);
+        let physical = z.defects.iter().find(|(bad, _)| *bad == physical).map_or(physical, |(_, spare)| *spare);
         let cyl_in_zone = physical / spc;
         let cylinder = z.first_cylinder + cyl_in_zone.min(z.cylinders() - 1) as u32;
         let track_in_cylinder = ((physical % spc) / spt) as u32;
-        Pbn {
-            cylinder,
-            head: self.surface_order(z, cylinder, track_in_cylinder),
-            sector: (physical % spt) as u32,
-        }
+        Pbn { cylinder, head: self.surface_order(z, cylinder, track_in_cylinder), sector: (physical % spt) as u32 }
     }
 
     /// The surface of the `n`th track of `cylinder` (and, being its own inverse, the position of a surface in
@@ -323,11 +275,7 @@ impl Layout {
     }
 
     fn zone_at(&self, cylinder: u32) -> &Zone {
-        self.zones
-            .iter()
-            .rev()
-            .find(|z| z.first_cylinder <= cylinder)
-            .unwrap_or(&self.zones[0])
+        self.zones.iter().rev().find(|z| z.first_cylinder <= cylinder).unwrap_or(&self.zones[0])
     }
 
     /// Angle of the start of `pbn`'s sector, as a fraction of a revolution in [0, 1).
@@ -356,17 +304,12 @@ impl Layout {
     pub fn run_on_track(&self, lbn: u64, max: u64) -> u64 {
         let start = self.lbn_to_pbn(lbn);
         let spt = self.sectors_per_track(start.cylinder) as u64;
-        let room = (spt - start.sector as u64)
-            .min(max)
-            .min(self.blocks() - lbn);
+        let room = (spt - start.sector as u64).min(max).min(self.blocks() - lbn);
         // Slips and remaps can break a track's run: stop where the next block is not the next sector.
         let mut n = 1;
         while n < room {
             let p = self.lbn_to_pbn(lbn + n);
-            if p.cylinder != start.cylinder
-                || p.head != start.head
-                || p.sector != start.sector + n as u32
-            {
+            if p.cylinder != start.cylinder || p.head != start.head || p.sector != start.sector + n as u32 {
                 break;
             }
             n += 1;
@@ -396,47 +339,12 @@ mod tests {
 
     #[test]
     fn plain_mapping_walks_sectors_heads_cylinders_zones() {
-        let l = Layout::new(
-            2,
-            4,
-            Mapping::Normal,
-            Sparing::None,
-            vec![zone(0, 1, 10), zone(2, 3, 8)],
-        )
-        .unwrap();
+        let l = Layout::new(2, 4, Mapping::Normal, Sparing::None, vec![zone(0, 1, 10), zone(2, 3, 8)]).unwrap();
         assert_eq!(l.blocks(), 2 * 2 * 10 + 2 * 2 * 8);
-        assert_eq!(
-            l.lbn_to_pbn(0),
-            Pbn {
-                cylinder: 0,
-                head: 0,
-                sector: 0
-            }
-        );
-        assert_eq!(
-            l.lbn_to_pbn(13),
-            Pbn {
-                cylinder: 0,
-                head: 1,
-                sector: 3
-            }
-        );
-        assert_eq!(
-            l.lbn_to_pbn(20),
-            Pbn {
-                cylinder: 1,
-                head: 0,
-                sector: 0
-            }
-        );
-        assert_eq!(
-            l.lbn_to_pbn(40),
-            Pbn {
-                cylinder: 2,
-                head: 0,
-                sector: 0
-            }
-        );
+        assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 0, head: 0, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(13), Pbn { cylinder: 0, head: 1, sector: 3 });
+        assert_eq!(l.lbn_to_pbn(20), Pbn { cylinder: 1, head: 0, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(40), Pbn { cylinder: 2, head: 0, sector: 0 });
         assert_eq!(l.run_on_track(13, 100), 7);
     }
 
@@ -445,14 +353,7 @@ mod tests {
         let mut z = zone(0, 1, 10);
         z.spares = 3;
         z.slips = vec![5];
-        let l = Layout::new(
-            1,
-            2,
-            Mapping::Normal,
-            Sparing::SectorsPerZone { slip_to_end: false },
-            vec![z],
-        )
-        .unwrap();
+        let l = Layout::new(1, 2, Mapping::Normal, Sparing::SectorsPerZone { slip_to_end: false }, vec![z]).unwrap();
         assert_eq!(l.blocks(), 17);
         assert_eq!(l.lbn_to_pbn(4).sector, 4);
         assert_eq!(l.lbn_to_pbn(5).sector, 6); // physical 5 is slipped
@@ -468,14 +369,7 @@ mod tests {
         let l = Layout::new(1, 4, Mapping::Normal, Sparing::Tracks, vec![z]).unwrap();
         assert_eq!(l.blocks(), 40 - 10 - 10);
         // LBN 0 is on physical track 1 after the dead track, which is slipped: track 2.
-        assert_eq!(
-            l.lbn_to_pbn(0),
-            Pbn {
-                cylinder: 2,
-                head: 0,
-                sector: 0
-            }
-        );
+        assert_eq!(l.lbn_to_pbn(0), Pbn { cylinder: 2, head: 0, sector: 0 });
     }
 
     #[test]
@@ -484,66 +378,14 @@ mod tests {
         z.track_skew_sectors = 10.0;
         z.cylinder_skew_sectors = 25.0;
         let l = Layout::new(2, 10, Mapping::Normal, Sparing::None, vec![z.clone()]).unwrap();
-        assert_eq!(
-            l.sector_angle(Pbn {
-                cylinder: 0,
-                head: 0,
-                sector: 0
-            }),
-            0.0
-        );
-        assert!(
-            (l.sector_angle(Pbn {
-                cylinder: 0,
-                head: 1,
-                sector: 0
-            }) - 0.10)
-                .abs()
-                < 1e-12
-        );
+        assert_eq!(l.sector_angle(Pbn { cylinder: 0, head: 0, sector: 0 }), 0.0);
+        assert!((l.sector_angle(Pbn { cylinder: 0, head: 1, sector: 0 }) - 0.10).abs() < 1e-12);
         // Cylinder 1, head 0: one head switch (on cylinder 0) and one cylinder switch: 10 + 25 sectors.
-        assert!(
-            (l.sector_angle(Pbn {
-                cylinder: 1,
-                head: 0,
-                sector: 5
-            }) - 0.40)
-                .abs()
-                < 1e-12
-        );
+        assert!((l.sector_angle(Pbn { cylinder: 1, head: 0, sector: 5 }) - 0.40).abs() < 1e-12);
         // With cylinder switches on the same surface, cylinder 1 starts on head 1.
-        let l = Layout::new(
-            2,
-            10,
-            Mapping::CylinderSwitchOnSurfaceByZone,
-            Sparing::None,
-            vec![z],
-        )
-        .unwrap();
-        assert_eq!(
-            l.lbn_to_pbn(200),
-            Pbn {
-                cylinder: 1,
-                head: 1,
-                sector: 0
-            }
-        );
-        assert_eq!(
-            l.lbn_to_pbn(300),
-            Pbn {
-                cylinder: 1,
-                head: 0,
-                sector: 0
-            }
-        );
-        assert!(
-            (l.sector_angle(Pbn {
-                cylinder: 1,
-                head: 1,
-                sector: 5
-            }) - 0.40)
-                .abs()
-                < 1e-12
-        );
+        let l = Layout::new(2, 10, Mapping::CylinderSwitchOnSurfaceByZone, Sparing::None, vec![z]).unwrap();
+        assert_eq!(l.lbn_to_pbn(200), Pbn { cylinder: 1, head: 1, sector: 0 });
+        assert_eq!(l.lbn_to_pbn(300), Pbn { cylinder: 1, head: 0, sector: 0 });
+        assert!((l.sector_angle(Pbn { cylinder: 1, head: 1, sector: 5 }) - 0.40).abs() < 1e-12);
     }
 }

@@ -7,20 +7,13 @@ pub enum SeekCurve {
     /// The same time for any distance above zero.
     Constant { ms: f64 },
     /// Straight line from the single-cylinder time at distance 1 to the full-stroke time at the last cylinder.
-    Linear {
-        single_ms: f64,
-        full_ms: f64,
-        cylinders: u32,
-    },
+    Linear { single_ms: f64, full_ms: f64, cylinders: u32 },
     /// Lee's three-point curve: a*sqrt(x-1) + b*(x-1) + c through the single-cylinder, average and
     /// full-stroke times.
     Curve { a: f64, b: f64, c: f64 },
     /// Ruemmler and Wilkes: v2 + v3*sqrt(d) below v1 cylinders, v4 + v5*d from there; v6 for one cylinder
     /// unless it is -1; with `first_ten` (hplplus10), the measured times for distances 1 to 10.
-    Hpl {
-        v: [f64; 6],
-        first_ten: Option<[f64; 10]>,
-    },
+    Hpl { v: [f64; 6], first_ten: Option<[f64; 10]> },
     /// A measured table of (distance, ms), interpolated linearly; past the end, the last segment's slope.
     Extracted { points: Vec<(u32, f64)> },
 }
@@ -44,11 +37,7 @@ impl SeekCurve {
         let d = distance as f64;
         match self {
             SeekCurve::Constant { ms } => *ms,
-            SeekCurve::Linear {
-                single_ms,
-                full_ms,
-                cylinders,
-            } => {
+            SeekCurve::Linear { single_ms, full_ms, cylinders } => {
                 let span = (*cylinders as f64 - 2.0).max(1.0);
                 single_ms + (full_ms - single_ms) * (d - 1.0) / span
             }
@@ -93,10 +82,7 @@ impl SeekCurve {
     /// 2 (C - d) / C^2), the way drive data sheets quote an average.
     pub fn average_ms(&self, cylinders: u32) -> f64 {
         let c = cylinders as f64;
-        (1..cylinders)
-            .map(|d| self.ms(d) * 2.0 * (c - d as f64) / (c * c))
-            .sum::<f64>()
-            / (1.0 - 1.0 / c)
+        (1..cylinders).map(|d| self.ms(d) * 2.0 * (c - d as f64) / (c * c)).sum::<f64>() / (1.0 - 1.0 / c)
     }
 }
 
@@ -122,10 +108,7 @@ mod tests {
         let v = [300.0, 3.81, 0.33, 7.75, 0.0059, -1.0];
         let ten = [2.89, 3.68, 3.81, 3.98, 4.27, 4.65, 4.52, 4.65, 4.82, 4.99];
         let plain = SeekCurve::Hpl { v, first_ten: None };
-        let plus = SeekCurve::Hpl {
-            v,
-            first_ten: Some(ten),
-        };
+        let plus = SeekCurve::Hpl { v, first_ten: Some(ten) };
         assert!((plain.ms(100) - (3.81 + 0.33 * 10.0)).abs() < 1e-12);
         assert!((plain.ms(1000) - (7.75 + 5.9)).abs() < 1e-12);
         assert_eq!(plus.ms(2), 3.68);
@@ -134,20 +117,14 @@ mod tests {
 
     #[test]
     fn extracted_interpolates_and_extends() {
-        let t = SeekCurve::Extracted {
-            points: vec![(1, 1.0), (3, 2.0), (5, 2.5)],
-        };
+        let t = SeekCurve::Extracted { points: vec![(1, 1.0), (3, 2.0), (5, 2.5)] };
         assert_eq!(t.ms(1), 1.0);
         assert_eq!(t.ms(2), 1.5);
         assert_eq!(t.ms(4), 2.25);
         assert_eq!(t.ms(7), 3.0);
         let constant = SeekCurve::Constant { ms: 4.0 };
         assert_eq!((constant.ms(0), constant.ms(9)), (0.0, 4.0));
-        let linear = SeekCurve::Linear {
-            single_ms: 1.0,
-            full_ms: 11.0,
-            cylinders: 12,
-        };
+        let linear = SeekCurve::Linear { single_ms: 1.0, full_ms: 11.0, cylinders: 12 };
         assert_eq!((linear.ms(1), linear.ms(11)), (1.0, 11.0));
     }
 }

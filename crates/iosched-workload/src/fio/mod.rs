@@ -137,17 +137,11 @@ const NON_BLOCK_ENGINES: &[&str] = &[
 pub fn parse_file(path: &Path) -> Result<Vec<JobSpec>, JobFileError> {
     let file = path.display().to_string();
     let text = std::fs::read(path).map_err(|e| JobFileError {
-        location: Location {
-            file: file.clone(),
-            line: 0,
-        },
+        location: Location { file: file.clone(), line: 0 },
         message: format!("cannot read job file: {e}"),
     })?;
     let text = String::from_utf8(text).map_err(|e| JobFileError {
-        location: Location {
-            file: file.clone(),
-            line: 0,
-        },
+        location: Location { file: file.clone(), line: 0 },
         message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
     })?;
     parse_str(&text, &file)
@@ -160,14 +154,8 @@ pub fn parse_str(text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
     // The section being read: None before the first, Some(None) in [global], Some(Some(i)) in job i.
     let mut section: Option<Option<usize>> = None;
     for (index, raw) in text.lines().enumerate() {
-        let location = Location {
-            file: file.to_string(),
-            line: index + 1,
-        };
-        let err = |message: String| JobFileError {
-            location: location.clone(),
-            message,
-        };
+        let location = Location { file: file.to_string(), line: index + 1 };
+        let err = |message: String| JobFileError { location: location.clone(), message };
         let line = strip_comment(raw).trim();
         if line.is_empty() {
             continue;
@@ -175,11 +163,7 @@ pub fn parse_str(text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
         if let Some(rest) = line.strip_prefix('[') {
             let name = rest
                 .strip_suffix(']')
-                .ok_or_else(|| {
-                    err(format!(
-                        "expected a section header like [name], found '{line}'"
-                    ))
-                })?
+                .ok_or_else(|| err(format!("expected a section header like [name], found '{line}'")))?
                 .trim();
             if name.is_empty() {
                 return Err(err("empty section name".to_string()));
@@ -211,19 +195,14 @@ pub fn parse_str(text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
             Some(Some(i)) => &mut jobs[i],
         };
         apply_option(target, key, value).map_err(err)?;
-        target
-            .option_lines
-            .push((key.to_string(), location.clone()));
+        target.option_lines.push((key.to_string(), location.clone()));
     }
     if let Some(Some(last)) = section {
         check_job(&jobs[last])?;
     }
     if jobs.is_empty() {
         return Err(JobFileError {
-            location: Location {
-                file: file.to_string(),
-                line: text.lines().count().max(1),
-            },
+            location: Location { file: file.to_string(), line: text.lines().count().max(1) },
             message: "no jobs: expected at least one [section] other than [global]".to_string(),
         });
     }
@@ -248,20 +227,14 @@ fn strip_comment(line: &str) -> &str {
 /// Give one option its meaning in `job`. The error says what was expected.
 fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(), String> {
     let need = || value.ok_or_else(|| format!("option '{key}' needs a value ({key}=...)"));
-    let flag = || {
-        value
-            .map_or(Ok(true), parse_bool)
-            .map_err(|e| format!("{key}: expected {e}"))
-    };
+    let flag = || value.map_or(Ok(true), parse_bool).map_err(|e| format!("{key}: expected {e}"));
     let expected = |e: String| format!("{key}: expected {e}");
     match key {
         "name" => job.name = need()?.to_string(),
         "rw" | "readwrite" => {
             let v = need()?;
             if v.contains(':') {
-                return Err(format!(
-                    "{key}: the ':N' sequence suffix in '{v}' is not supported yet"
-                ));
+                return Err(format!("{key}: the ':N' sequence suffix in '{v}' is not supported yet"));
             }
             let (rw, random) = match v {
                 "read" => (RwMode::Read, false),
@@ -282,19 +255,13 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.rw = rw;
             job.random = random;
         }
-        "rwmixread" => {
-            job.rwmix_read_percent = parse_int(need()?, 0, 100).map_err(expected)? as u32
-        }
-        "rwmixwrite" => {
-            job.rwmix_read_percent = 100 - parse_int(need()?, 0, 100).map_err(expected)? as u32
-        }
+        "rwmixread" => job.rwmix_read_percent = parse_int(need()?, 0, 100).map_err(expected)? as u32,
+        "rwmixwrite" => job.rwmix_read_percent = 100 - parse_int(need()?, 0, 100).map_err(expected)? as u32,
         "bs" | "blocksize" => {
             let v = need()?;
             let parts: Vec<&str> = v.split(',').collect();
             if parts.len() > 3 {
-                return Err(expected(format!(
-                    "one to three sizes (read,write,trim), found '{v}'"
-                )));
+                return Err(expected(format!("one to three sizes (read,write,trim), found '{v}'")));
             }
             // fio: an empty or missing entry takes the one before it.
             let mut resolved = [0u64; 3];
@@ -302,9 +269,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 let part = parts.get(i).copied().filter(|p| !p.trim().is_empty());
                 resolved[i] = match part {
                     Some(p) => parse_size(p).map_err(expected)?,
-                    None if i == 0 => {
-                        return Err(expected(format!("a block size first, found '{v}'")))
-                    }
+                    None if i == 0 => return Err(expected(format!("a block size first, found '{v}'"))),
                     None => resolved[i - 1],
                 };
                 if resolved[i] == 0 {
@@ -333,32 +298,20 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "io_size" | "io_limit" => {
             let v = need()?;
             if parse_percent(v).is_some() {
-                return Err(format!(
-                    "{key}: percentages are not supported yet, found '{v}'"
-                ));
+                return Err(format!("{key}: percentages are not supported yet, found '{v}'"));
             }
             job.io_limit = IoLimit::Bytes(parse_size(v).map_err(expected)?);
         }
-        "number_ios" => {
-            job.io_limit = IoLimit::Ios(parse_int(need()?, 1, u64::MAX).map_err(expected)?)
-        }
+        "number_ios" => job.io_limit = IoLimit::Ios(parse_int(need()?, 1, u64::MAX).map_err(expected)?),
         "iodepth" => job.iodepth = parse_int(need()?, 1, 65536).map_err(expected)? as u32,
         "ioengine" => {
             let v = need()?;
             job.engine = if SYNC_ENGINES.contains(&v) {
-                Engine {
-                    name: v.to_string(),
-                    synchronous: true,
-                }
+                Engine { name: v.to_string(), synchronous: true }
             } else if ASYNC_ENGINES.contains(&v) {
-                Engine {
-                    name: v.to_string(),
-                    synchronous: false,
-                }
+                Engine { name: v.to_string(), synchronous: false }
             } else if NON_BLOCK_ENGINES.contains(&v) {
-                return Err(format!(
-                    "ioengine={v} does not do block I/O; iosched simulates block I/O only"
-                ));
+                return Err(format!("ioengine={v} does not do block I/O; iosched simulates block I/O only"));
             } else {
                 return Err(expected(format!(
                     "one of {}, {}, found '{v}'",
@@ -375,18 +328,11 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.runtime_ns = if ns == 0 { None } else { Some(ns) };
         }
         "time_based" => job.time_based = flag()?,
-        "thinktime" => {
-            job.thinktime_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?
-        }
+        "thinktime" => job.thinktime_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?,
         "numjobs" => job.numjobs = parse_int(need()?, 1, 4096).map_err(expected)? as u32,
-        "fsync" => {
-            job.fsync_every_writes =
-                parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32
-        }
+        "fsync" => job.fsync_every_writes = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
         "end_fsync" => job.end_fsync = flag()?,
-        "startdelay" => {
-            job.startdelay_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?
-        }
+        "startdelay" => job.startdelay_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?,
         "prio" => job.level = parse_int(need()?, 0, 7).map_err(expected)? as u8,
         "prioclass" => {
             let n = parse_int(need()?, 0, 3).map_err(expected)?;
@@ -394,9 +340,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         }
         k if ACCEPTED_WITHOUT_EFFECT.contains(&k) => {}
         k if NON_BLOCK_OPTIONS.contains(&k) => {
-            return Err(format!(
-                "option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"
-            ))
+            return Err(format!("option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"))
         }
         k => return Err(format!("option '{k}' is not supported")),
     }
@@ -405,11 +349,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
 
 /// Checks that need the whole job.
 fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
-    let at = |option: &str| {
-        job.location_of(option)
-            .cloned()
-            .unwrap_or_else(|| job.defined_at.clone())
-    };
+    let at = |option: &str| job.location_of(option).cloned().unwrap_or_else(|| job.defined_at.clone());
     if job.time_based && job.runtime_ns.is_none() {
         return Err(JobFileError {
             location: at("time_based"),
@@ -421,10 +361,7 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
         if size < bs {
             return Err(JobFileError {
                 location: at("size"),
-                message: format!(
-                    "job '{}': size {size} is smaller than the block size {bs}",
-                    job.name
-                ),
+                message: format!("job '{}': size {size} is smaller than the block size {bs}", job.name),
             });
         }
     }
@@ -440,20 +377,9 @@ mod tests {
         let text = "; comment\n[global]\nrw=randread\nbs=4k\nioengine=libaio\n\n[a]\niodepth=8\n[b]\nrw=write # tail\nbs=64k\n";
         let jobs = parse_str(text, "t.fio").unwrap();
         assert_eq!(jobs.len(), 2);
-        assert_eq!(
-            (
-                jobs[0].name.as_str(),
-                jobs[0].rw,
-                jobs[0].random,
-                jobs[0].iodepth
-            ),
-            ("a", RwMode::Read, true, 8)
-        );
+        assert_eq!((jobs[0].name.as_str(), jobs[0].rw, jobs[0].random, jobs[0].iodepth), ("a", RwMode::Read, true, 8));
         assert_eq!(jobs[0].effective_depth(), 8);
-        assert_eq!(
-            (jobs[1].rw, jobs[1].random, jobs[1].block_size_bytes),
-            (RwMode::Write, false, [65536; 3])
-        );
+        assert_eq!((jobs[1].rw, jobs[1].random, jobs[1].block_size_bytes), (RwMode::Write, false, [65536; 3]));
         assert_eq!(jobs[1].defined_at.line, 9);
     }
 
@@ -487,39 +413,18 @@ mod tests {
             ("rw=read\n", "t.fio:1: option 'rw' before any [section]"),
             ("[j]\nrw=sideways\n", "t.fio:2: rw: expected read, write"),
             ("[j\n", "t.fio:1: expected a section header"),
-            (
-                "[j]\nhostname=x\n",
-                "t.fio:2: option 'hostname' belongs to a non-block",
-            ),
-            (
-                "[j]\nioengine=net\n",
-                "t.fio:2: ioengine=net does not do block I/O",
-            ),
-            (
-                "[j]\nverify=crc32c\n",
-                "t.fio:2: option 'verify' is not supported",
-            ),
-            (
-                "[j]\ntime_based\n",
-                "t.fio:2: job 'j': time_based needs a runtime",
-            ),
-            (
-                "[j]\nsize=1k\nbs=4k\n",
-                "t.fio:2: job 'j': size 1024 is smaller",
-            ),
+            ("[j]\nhostname=x\n", "t.fio:2: option 'hostname' belongs to a non-block"),
+            ("[j]\nioengine=net\n", "t.fio:2: ioengine=net does not do block I/O"),
+            ("[j]\nverify=crc32c\n", "t.fio:2: option 'verify' is not supported"),
+            ("[j]\ntime_based\n", "t.fio:2: job 'j': time_based needs a runtime"),
+            ("[j]\nsize=1k\nbs=4k\n", "t.fio:2: job 'j': size 1024 is smaller"),
             ("[global]\nbs=4k\n", "t.fio:2: no jobs"),
-            (
-                "[j]\niodepth=0\n",
-                "t.fio:2: iodepth: expected an integer from 1",
-            ),
+            ("[j]\niodepth=0\n", "t.fio:2: iodepth: expected an integer from 1"),
             ("[j]\nrw\n", "t.fio:2: option 'rw' needs a value"),
         ];
         for (text, want) in cases {
             let got = parse_str(text, "t.fio").unwrap_err().to_string();
-            assert!(
-                got.starts_with(want),
-                "for {text:?}\n got: {got}\nwant: {want}"
-            );
+            assert!(got.starts_with(want), "for {text:?}\n got: {got}\nwant: {want}");
         }
     }
 }

@@ -6,9 +6,7 @@ use iosched_core::units::NS_PER_US;
 /// A size in bytes: `4096`, `4k`, `4K`, `4KiB`, `1.5g`. Errors say what was expected.
 pub fn parse_size(value: &str) -> Result<u64, String> {
     let v = value.trim();
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
+    let split = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
     let (number, suffix) = v.split_at(split);
     let multiplier: u64 = match suffix.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -17,24 +15,14 @@ pub fn parse_size(value: &str) -> Result<u64, String> {
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
         "p" | "pb" | "pib" => 1 << 50,
-        _ => {
-            return Err(format!(
-                "a size such as 4096, 4k, 128KiB or 10G, found '{value}'"
-            ))
-        }
+        _ => return Err(format!("a size such as 4096, 4k, 128KiB or 10G, found '{value}'")),
     };
     let bytes = if number.contains('.') {
-        let n: f64 = number
-            .parse()
-            .map_err(|_| format!("a size, found '{value}'"))?;
+        let n: f64 = number.parse().map_err(|_| format!("a size, found '{value}'"))?;
         n * multiplier as f64
     } else {
-        let n: u64 = number
-            .parse()
-            .map_err(|_| format!("a size, found '{value}'"))?;
-        return n
-            .checked_mul(multiplier)
-            .ok_or_else(|| format!("a size below 2^64 bytes, found '{value}'"));
+        let n: u64 = number.parse().map_err(|_| format!("a size, found '{value}'"))?;
+        return n.checked_mul(multiplier).ok_or_else(|| format!("a size below 2^64 bytes, found '{value}'"));
     };
     if !bytes.is_finite() || bytes >= u64::MAX as f64 {
         return Err(format!("a size below 2^64 bytes, found '{value}'"));
@@ -61,9 +49,7 @@ pub enum TimeUnit {
 /// A time in nanoseconds. A bare number is in `default_unit`; suffixes ns, us, ms, s, m (minutes), h, d.
 pub fn parse_time_ns(value: &str, default_unit: TimeUnit) -> Result<u64, String> {
     let v = value.trim();
-    let split = v
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(v.len());
+    let split = v.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(v.len());
     let (number, suffix) = v.split_at(split);
     let ns_per_unit: f64 = match suffix.to_ascii_lowercase().as_str() {
         "" => match default_unit {
@@ -77,15 +63,9 @@ pub fn parse_time_ns(value: &str, default_unit: TimeUnit) -> Result<u64, String>
         "m" | "min" => 60e9,
         "h" => 3600e9,
         "d" => 86400e9,
-        _ => {
-            return Err(format!(
-                "a time such as 900, 10ms, 500us or 2m, found '{value}'"
-            ))
-        }
+        _ => return Err(format!("a time such as 900, 10ms, 500us or 2m, found '{value}'")),
     };
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("a time, found '{value}'"))?;
+    let n: f64 = number.parse().map_err(|_| format!("a time, found '{value}'"))?;
     let ns = n * ns_per_unit;
     if !ns.is_finite() || ns >= 1e19 {
         return Err(format!("a time below 300 years, found '{value}'"));

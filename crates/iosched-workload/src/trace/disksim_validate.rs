@@ -23,10 +23,7 @@ pub struct ValidateRecord {
 pub fn read(path: &Path) -> Result<Vec<ValidateRecord>, TraceError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| TraceError {
-        location: Location {
-            file: file.clone(),
-            line: 0,
-        },
+        location: Location { file: file.clone(), line: 0 },
         message: format!("cannot read trace: {e}"),
     })?;
     parse(&text, &file)
@@ -40,13 +37,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> 
         if fields.is_empty() {
             continue;
         }
-        let err = |message: String| TraceError {
-            location: Location {
-                file: file.to_string(),
-                line: i + 1,
-            },
-            message,
-        };
+        let err = |message: String| TraceError { location: Location { file: file.to_string(), line: i + 1 }, message };
         if fields.len() != 6 {
             return Err(err(format!(
                 "expected 6 fields 'R|W action blkno bcount servtime nextinter', found {}",
@@ -59,18 +50,13 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> 
             other => return Err(err(format!("expected R or W, found '{other}'"))),
         };
         let int = |s: &str, what: &str| -> Result<u64, TraceError> {
-            s.parse::<u64>()
-                .map_err(|_| err(format!("{what}: expected a whole number, found '{s}'")))
+            s.parse::<u64>().map_err(|_| err(format!("{what}: expected a whole number, found '{s}'")))
         };
         let time = |s: &str, what: &str| -> Result<f64, TraceError> {
             s.parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| {
-                    err(format!(
-                        "{what}: expected a time in microseconds, found '{s}'"
-                    ))
-                })
+                .ok_or_else(|| err(format!("{what}: expected a time in microseconds, found '{s}'")))
         };
         let blocks = int(fields[3], "bcount")?;
         if blocks == 0 {
@@ -87,10 +73,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> 
     }
     if out.is_empty() {
         return Err(TraceError {
-            location: Location {
-                file: file.to_string(),
-                line: 0,
-            },
+            location: Location { file: file.to_string(), line: 0 },
             message: "no requests in the trace".into(),
         });
     }
@@ -103,27 +86,14 @@ mod tests {
 
     #[test]
     fn reads_records_and_rejects_bad_lines() {
-        let recs = parse(
-            "R Hit 1975456 4 15362.0 56074.0\nW Miss 10 8 900 1000.5\n",
-            "t.trace",
-        )
-        .unwrap();
+        let recs = parse("R Hit 1975456 4 15362.0 56074.0\nW Miss 10 8 900 1000.5\n", "t.trace").unwrap();
         assert_eq!(recs.len(), 2);
-        assert_eq!(
-            (recs[1].op, recs[1].block, recs[1].blocks),
-            (Op::Write, 10, 8)
-        );
+        assert_eq!((recs[1].op, recs[1].block, recs[1].blocks), (Op::Write, 10, 8));
         assert_eq!(recs[0].measured_us, 15362.0);
         for (text, want) in [
             ("R Hit 1 4 5\n", "t.trace:1: expected 6 fields"),
-            (
-                "R Hit 1 4 5 6\nX Hit 1 4 5 6\n",
-                "t.trace:2: expected R or W",
-            ),
-            (
-                "R Hit -1 4 5 6\n",
-                "t.trace:1: blkno: expected a whole number",
-            ),
+            ("R Hit 1 4 5 6\nX Hit 1 4 5 6\n", "t.trace:2: expected R or W"),
+            ("R Hit -1 4 5 6\n", "t.trace:1: blkno: expected a whole number"),
             ("R Hit 1 0 5 6\n", "t.trace:1: bcount: expected at least 1"),
             ("R Hit 1 4 fast 6\n", "t.trace:1: servtime: expected a time"),
             ("\n", "t.trace:0: no requests"),

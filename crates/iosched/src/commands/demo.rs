@@ -21,17 +21,8 @@ const DEMO_DEVICE: &str = "simple,latency_us=200,bandwidth_mb_per_s=150,queue_de
 const DEMO_EXTRA: &[(&str, &[&str])] = &[("elevator", &["batch=16"])];
 
 fn line(label: String, run: &RunResult) -> Vec<String> {
-    let find = |name: &str| {
-        run.jobs
-            .iter()
-            .find(|j| j.name == name)
-            .expect("demo job exists")
-    };
-    let (seq, random, writer) = (
-        find("sequential-reader"),
-        find("random-reader"),
-        find("writer"),
-    );
+    let find = |name: &str| run.jobs.iter().find(|j| j.name == name).expect("demo job exists");
+    let (seq, random, writer) = (find("sequential-reader"), find("random-reader"), find("writer"));
     let ms = |ns: u64| format!("{:.2}", ns as f64 / 1e6);
     vec![
         label,
@@ -45,64 +36,39 @@ fn line(label: String, run: &RunResult) -> Vec<String> {
 }
 
 pub fn run(as_json: bool, seed: u64) -> Result<(), CliError> {
-    let jobs =
-        fio::parse_str(DEMO_JOBS, "demo_mixed.fio").map_err(|e| CliError::Failed(e.to_string()))?;
+    let jobs = fio::parse_str(DEMO_JOBS, "demo_mixed.fio").map_err(|e| CliError::Failed(e.to_string()))?;
     let workload = Workload::from_jobs(&jobs);
-    let mut rows = vec![[
-        "policy",
-        "seq MB/s",
-        "random IOPS",
-        "random mean ms",
-        "random p99 ms",
-        "writer MB/s",
-        "writer p99 ms",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect::<Vec<_>>()];
-    let mut configurations: Vec<(&str, Vec<String>)> = registry::policies()
-        .iter()
-        .map(|p| (p.name, vec![]))
-        .collect();
+    let mut rows =
+        vec![["policy", "seq MB/s", "random IOPS", "random mean ms", "random p99 ms", "writer MB/s", "writer p99 ms"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()];
+    let mut configurations: Vec<(&str, Vec<String>)> = registry::policies().iter().map(|p| (p.name, vec![])).collect();
     for (name, settings) in DEMO_EXTRA {
         configurations.push((name, settings.iter().map(|s| s.to_string()).collect()));
     }
     for (name, settings) in configurations {
         let policy = policy_with(name, &settings)?;
         let device = parse_spec(DEMO_DEVICE).map_err(|e| CliError::Failed(e.to_string()))?;
-        let out = simulate(
-            &workload,
-            policy,
-            device,
-            Vec::new(),
-            &SimConfig {
-                seed,
-                record_log: false,
-            },
-        )
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+        let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed, record_log: false })
+            .map_err(|e| CliError::Failed(e.to_string()))?;
         if as_json {
             let value = fio_json::to_value(&out.result);
-            println!(
-                "{}",
-                serde_json::to_string(&value).expect("JSON serialises")
-            );
+            println!("{}", serde_json::to_string(&value).expect("JSON serialises"));
         } else {
-            let label = if settings.is_empty() {
-                name.to_string()
-            } else {
-                format!("{name} {}", settings.join(" "))
-            };
+            let label = if settings.is_empty() { name.to_string() } else { format!("{name} {}", settings.join(" ")) };
             rows.push(line(label, &out.result));
         }
     }
     if !as_json {
+        println!("Every policy on a built-in mixed workload, 2 s simulated each, on {DEMO_DEVICE}:");
         println!(
-            "Every policy on a built-in mixed workload, 2 s simulated each, on {DEMO_DEVICE}:"
+            "a sequential 128 KiB reader, a random 4 KiB reader with 0.5 ms think time, a writer with 16 in flight.\n"
         );
-        println!("a sequential 128 KiB reader, a random 4 KiB reader with 0.5 ms think time, a writer with 16 in flight.\n");
         print!("{}", columns(&rows));
-        println!("\nTry 'iosched policies' for the tunables and 'iosched sim JOBFILE --policy NAME' for one run in full.");
+        println!(
+            "\nTry 'iosched policies' for the tunables and 'iosched sim JOBFILE --policy NAME' for one run in full."
+        );
     }
     Ok(())
 }

@@ -21,9 +21,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, CliError> {
     let mut policy = registry::create(name).map_err(bad)?;
     for setting in settings {
-        let (key, value) = setting
-            .split_once('=')
-            .ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{setting}'")))?;
+        let (key, value) =
+            setting.split_once('=').ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{setting}'")))?;
         policy.set_tunable(key.trim(), value.trim()).map_err(bad)?;
     }
     Ok(policy)

@@ -20,8 +20,7 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
                 })
             })
             .collect();
-        let text =
-            serde_json::to_string_pretty(&json!({ "policies": list })).expect("JSON serialises");
+        let text = serde_json::to_string_pretty(&json!({ "policies": list })).expect("JSON serialises");
         println!("{text}");
         return Ok(());
     }
@@ -31,11 +30,7 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
         let policy = (info.create)();
         let mut rows = Vec::new();
         for t in policy.tunables() {
-            rows.push(vec![
-                format!("    {}", t.name),
-                format!("default {}", t.default),
-                t.description.to_string(),
-            ]);
+            rows.push(vec![format!("    {}", t.name), format!("default {}", t.default), t.description.to_string()]);
         }
         if rows.is_empty() {
             println!("    (no tunables)");

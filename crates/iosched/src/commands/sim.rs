@@ -19,28 +19,15 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         let ns = parse_time_ns(runtime, TimeUnit::Seconds)
             .ok()
             .filter(|ns| *ns > 0)
-            .ok_or_else(|| {
-                bad(format!(
-                    "--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'"
-                ))
-            })?;
+            .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'")))?;
         workload.override_runtime(ns);
     }
     let started = Instant::now();
-    let out = simulate(
-        &workload,
-        policy,
-        device,
-        Vec::new(),
-        &SimConfig {
-            seed: args.seed,
-            record_log: false,
-        },
-    )
-    .map_err(|e| match e {
-        SimError::Workload(w) => bad(w),
-        other => CliError::Failed(other.to_string()),
-    })?;
+    let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })
+        .map_err(|e| match e {
+            SimError::Workload(w) => bad(w),
+            other => CliError::Failed(other.to_string()),
+        })?;
     let wall = started.elapsed();
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
