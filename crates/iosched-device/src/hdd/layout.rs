@@ -175,6 +175,29 @@ impl Layout {
                 return Err(LayoutError(format!("zone {}: 0 blocks per track", i + 1)));
             }
             z.slips.sort_unstable();
+            z.slips.dedup();
+            // Each slip uses a spare of its sparing unit; more slips than spares would put two blocks in one
+            // sector (DiskSim asserts the same).
+            let spt = z.sectors_per_track as u64;
+            let unit = match sparing {
+                Sparing::SectorsPerTrack => Some(spt),
+                Sparing::SectorsPerCylinder { .. } => Some(spt * surfaces as u64),
+                Sparing::SectorsPerRange { range_cylinders } => Some(spt * surfaces as u64 * range_cylinders as u64),
+                _ => None,
+            };
+            let too_many = match (sparing, unit) {
+                (_, Some(unit)) => z.slips.chunk_by(|a, b| a / unit == b / unit).any(|c| c.len() as u64 > z.spares),
+                (Sparing::Tracks, None) => z.slips.len() + z.defects.len() > z.spares as usize,
+                (Sparing::SectorsPerZone { slip_to_end: false }, None) => z.slips.len() as u64 > z.spares,
+                _ => false,
+            };
+            if too_many {
+                return Err(LayoutError(format!(
+                    "zone {}: more slips than spares in one sparing unit ({} spares)",
+                    i + 1,
+                    z.spares
+                )));
+            }
             first.push(lbn);
             lbn += z.blocks(surfaces, sparing);
         }
@@ -195,61 +218,56 @@ impl Layout {
         self.zone_first_lbn.partition_point(|first| *first <= lbn) - 1
     }
 
-    /// Where `lbn` lives.
-    pub fn lbn_to_pbn(&self, lbn: u64) -> Pbn {
+    /// The sparing unit of a zone: (sectors per unit, spares at its front, spares at its back); `None` for a
+    /// whole-zone unit.
+    fn unit(&self, z: &Zone) -> Option<(u64, u64, u64)> {
+        let spt = z.sectors_per_track as u64;
+        let spc = z.sectors_per_cylinder(self.surfaces);
+        match self.sparing {
+            Sparing::SectorsPerTrack => Some((spt, 0, z.spares)),
+            Sparing::SectorsPerCylinder { at_front: true, .. } => Some((spc, z.spares, 0)),
+            Sparing::SectorsPerCylinder { at_front: false, .. } => Some((spc, 0, z.spares)),
+            Sparing::SectorsPerRange { range_cylinders } => Some((spc * range_cylinders as u64, 0, z.spares)),
+            _ => None,
+        }
+    }
+
+    /// The zone of `lbn` and its physical sector within the zone, before defect remapping.
+    fn physical(&self, lbn: u64) -> (usize, u64) {
         let zi = self.zone_of(lbn);
         let z = &self.zones[zi];
         let offset = lbn - self.zone_first_lbn[zi];
         let spt = z.sectors_per_track as u64;
-        let spc = z.sectors_per_cylinder(self.surfaces);
-        // Physical sector within the zone.
-        let physical = match self.sparing {
-            Sparing::Tracks => {
-                let p = offset + z.deadspace_sectors;
-                let mut track = p / spt;
-                for s in &z.slips {
-                    if *s <= track {
-                        track += 1;
-                    }
-                }
-                track * spt + p % spt
-            }
-            sparing => {
-                // Sparing unit and the usable sectors in it.
-                let (unit, spares_front, spares_back) = match sparing {
-                    Sparing::SectorsPerTrack => (spt, 0, z.spares),
-                    Sparing::SectorsPerCylinder { at_front: true, .. } => (spc, z.spares, 0),
-                    Sparing::SectorsPerCylinder { at_front: false, .. } => (spc, 0, z.spares),
-                    Sparing::SectorsPerRange { range_cylinders } => (spc * range_cylinders as u64, 0, z.spares),
-                    _ => (u64::MAX, 0, 0),
-                };
-                if unit == u64::MAX {
-                    // Whole-zone unit: deadspace at the front, slips shift everything after them.
-                    let mut p = offset + z.deadspace_sectors;
-                    for s in &z.slips {
-                        if *s <= p {
-                            p += 1;
-                        }
-                    }
-                    p
-                } else {
-                    let usable = unit - spares_front - spares_back;
-                    let shifted = offset + z.deadspace_sectors;
-                    let u = shifted / usable;
-                    let mut p = u * unit + spares_front + shifted % usable;
-                    let unit_start = u * unit;
-                    for s in &z.slips {
-                        if *s >= unit_start && *s < unit_start + unit && *s <= p {
-                            p += 1;
-                        }
-                    }
-                    p
-                }
+        let shifted = offset + z.deadspace_sectors;
+        let physical = match (self.sparing, self.unit(z)) {
+            (Sparing::Tracks, _) => past_slips(&z.slips, shifted / spt) * spt + shifted % spt,
+            (_, None) => past_slips(&z.slips, shifted),
+            (_, Some((unit, front, back))) => {
+                let usable = unit - front - back;
+                let u = shifted / usable;
+                let start = u * unit;
+                let lo = z.slips.partition_point(|s| *s < start);
+                let hi = z.slips.partition_point(|s| *s < start + unit);
+                // Slips in a unit with front spares use them up, so the unit's blocks stay inside it.
+                let used_front = ((hi - lo) as u64).min(front);
+                past_slips(&z.slips[lo..hi], start + front - used_front + shifted % usable)
             }
         };
+        (zi, physical)
+    }
+
+    /// Where `lbn` lives.
+    pub fn lbn_to_pbn(&self, lbn: u64) -> Pbn {
+        let (zi, physical) = self.physical(lbn);
+        let z = &self.zones[zi];
         let physical = z.defects.iter().find(|(bad, _)| *bad == physical).map_or(physical, |(_, spare)| *spare);
-        let cyl_in_zone = physical / spc;
-        let cylinder = z.first_cylinder + cyl_in_zone.min(z.cylinders() - 1) as u32;
+        self.pbn_in_zone(z, physical)
+    }
+
+    fn pbn_in_zone(&self, z: &Zone, physical: u64) -> Pbn {
+        let spt = z.sectors_per_track as u64;
+        let spc = z.sectors_per_cylinder(self.surfaces);
+        let cylinder = z.first_cylinder + (physical / spc).min(z.cylinders() - 1) as u32;
         let track_in_cylinder = ((physical % spc) / spt) as u32;
         Pbn { cylinder, head: self.surface_order(z, cylinder, track_in_cylinder), sector: (physical % spt) as u32 }
     }
@@ -300,21 +318,47 @@ impl Layout {
         (sectors / spt).rem_euclid(1.0)
     }
 
-    /// Logical blocks from `lbn` to the end of its track (at least 1): how much one pass over the track reads.
+    /// Logical blocks from `lbn` that lie in consecutive sectors of its track, at most `max` (at least 1):
+    /// what one pass over the track reads. A slip, a defect, the track's spares or the zone's end stop it.
     pub fn run_on_track(&self, lbn: u64, max: u64) -> u64 {
-        let start = self.lbn_to_pbn(lbn);
-        let spt = self.sectors_per_track(start.cylinder) as u64;
-        let room = (spt - start.sector as u64).min(max).min(self.blocks() - lbn);
-        // Slips and remaps can break a track's run: stop where the next block is not the next sector.
-        let mut n = 1;
-        while n < room {
-            let p = self.lbn_to_pbn(lbn + n);
-            if p.cylinder != start.cylinder || p.head != start.head || p.sector != start.sector + n as u32 {
-                break;
-            }
-            n += 1;
+        let (zi, p) = self.physical(lbn);
+        let z = &self.zones[zi];
+        if z.defects.iter().any(|(bad, _)| *bad == p) {
+            return 1;
         }
-        n
+        let spt = z.sectors_per_track as u64;
+        let mut room = (spt - p % spt).min(max).min(self.zone_first_lbn[zi + 1] - lbn);
+        if self.sparing != Sparing::Tracks {
+            let next_slip = z.slips.partition_point(|s| *s <= p);
+            if let Some(s) = z.slips.get(next_slip) {
+                room = room.min(s - p);
+            }
+        }
+        if let Some((unit, _, back)) = self.unit(z) {
+            // Slips in the unit push its blocks into (and use up) spares at its back.
+            let start = (p / unit) * unit;
+            let slips =
+                (z.slips.partition_point(|s| *s < start + unit) - z.slips.partition_point(|s| *s < start)) as u64;
+            let usable_end = start + unit - back + slips.min(back);
+            room = room.min(usable_end.saturating_sub(p).max(1));
+        }
+        if let Some(d) = z.defects.iter().map(|(bad, _)| *bad).filter(|d| *d > p && *d < p + room).min() {
+            room = d - p;
+        }
+        room.max(1)
+    }
+}
+
+/// The `base`-th usable position among positions from 0 when the sorted `slips` are skipped: the least p with
+/// p - #{slips <= p} = base that is not itself a slip.
+fn past_slips(slips: &[u64], base: u64) -> u64 {
+    let mut p = base;
+    loop {
+        let next = base + slips.partition_point(|s| *s <= p) as u64;
+        if next == p {
+            return p;
+        }
+        p = next;
     }
 }
 
@@ -358,6 +402,60 @@ mod tests {
         assert_eq!(l.lbn_to_pbn(4).sector, 4);
         assert_eq!(l.lbn_to_pbn(5).sector, 6); // physical 5 is slipped
         assert_eq!(l.run_on_track(3, 10), 2); // 3, 4 then the slip breaks the run
+    }
+
+    #[test]
+    fn fast_runs_agree_with_block_by_block_mapping() {
+        // Every sparing scheme, with slips and a defect: the run from each block equals the count of
+        // consecutive sectors the mapping gives block by block.
+        let schemes = [
+            Sparing::None,
+            Sparing::SectorsPerZone { slip_to_end: false },
+            Sparing::SectorsPerCylinder { at_front: false, slip_to_end: false },
+            Sparing::SectorsPerCylinder { at_front: true, slip_to_end: false },
+            Sparing::SectorsPerTrack,
+            Sparing::SectorsPerRange { range_cylinders: 2 },
+        ];
+        for sparing in schemes {
+            let mut z = zone(0, 5, 12);
+            z.spares = 3;
+            z.slips = vec![3, 30, 77];
+            z.defects = vec![(50, 140)];
+            let l = Layout::new(2, 6, Mapping::Normal, sparing, vec![z]).unwrap();
+            for lbn in 0..l.blocks() {
+                let start = l.lbn_to_pbn(lbn);
+                let mut slow = 1;
+                while lbn + slow < l.blocks() {
+                    let p = l.lbn_to_pbn(lbn + slow);
+                    if p.cylinder != start.cylinder || p.head != start.head || p.sector != start.sector + slow as u32 {
+                        break;
+                    }
+                    slow += 1;
+                }
+                let fast = l.run_on_track(lbn, u64::MAX);
+                assert_eq!(fast, slow, "{sparing:?} lbn {lbn}");
+                let pbn = l.lbn_to_pbn(lbn);
+                assert!(pbn.cylinder < 6 && pbn.head < 2 && pbn.sector < 12, "{sparing:?} lbn {lbn}: {pbn:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn more_slips_than_spares_is_an_error() {
+        let mut z = zone(0, 1, 10);
+        z.spares = 1;
+        z.slips = vec![2, 4];
+        let err = Layout::new(1, 2, Mapping::Normal, Sparing::SectorsPerTrack, vec![z]).unwrap_err();
+        assert!(err.0.contains("zone 1: more slips than spares"), "{}", err.0);
+    }
+
+    #[test]
+    fn past_slips_skips_each_slip() {
+        assert_eq!(past_slips(&[5], 4), 4);
+        assert_eq!(past_slips(&[5], 5), 6);
+        assert_eq!(past_slips(&[5, 6, 9], 5), 7);
+        assert_eq!(past_slips(&[5, 6, 9], 7), 10);
+        assert_eq!(past_slips(&[], 7), 7);
     }
 
     #[test]
