@@ -11,4 +11,4 @@ pub mod simple;
 pub mod spec;
 
 pub use device::{Completion, Device};
-pub use spec::{parse_spec, SpecError};
+pub use spec::{load_spec, parse_spec, SpecError};

@@ -1,5 +1,6 @@
-//! Device specs as users write them: `KIND[:PRESET][,key=value...]`, for example `simple`,
-//! `simple,latency_us=50,queue_depth=1`. Later kinds: `hdd:PRESET`, `ssd:PRESET`, `disksim:FILE.parv`.
+//! Device specs as users write them: `KIND[:PRESET][,key=value...]`: `simple,latency_us=50,queue_depth=1`,
+//! `hdd:sata7200` (a built-in preset, or `hdd:FILE.toml`), `disksim:FILE.parv` (any DiskSim drive). Later:
+//! `ssd:PRESET`.
 
 use crate::device::Device;
 use crate::simple::{SimpleDevice, SimpleParams};
@@ -25,8 +26,48 @@ pub const SIMPLE_KEYS: &[(&str, &str)] = &[
     ("capacity_gib", "addressable size, GiB (default 1024)"),
 ];
 
-/// Build the device a spec names.
+/// Build the device a spec names, with any warnings met reading its files.
+pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
+    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+    let (head, rest) = spec.split_once(',').unwrap_or((spec, ""));
+    match head.split_once(':') {
+        Some(("disksim", file)) => {
+            let mut built = crate::disksim::build::load(std::path::Path::new(file)).map_err(|e| err(e.to_string()))?;
+            apply_hdd_keys(&mut built.params, rest).map_err(err)?;
+            Ok((Box::new(crate::hdd::disk::Hdd::new(built.params)), built.warnings))
+        }
+        Some(("hdd", preset)) => {
+            let mut params = crate::hdd::preset::load(preset).map_err(err)?;
+            apply_hdd_keys(&mut params, rest).map_err(err)?;
+            Ok((Box::new(crate::hdd::disk::Hdd::new(params)), Vec::new()))
+        }
+        _ => parse_spec(spec).map(|d| (d, Vec::new())),
+    }
+}
+
+/// `key=value` settings of a hard disk: queue_depth.
+fn apply_hdd_keys(params: &mut crate::hdd::disk::HddParams, rest: &str) -> Result<(), String> {
+    for part in rest.split(',').filter(|p| !p.trim().is_empty()) {
+        let (key, value) = part.split_once('=').ok_or_else(|| format!("expected key=value, found '{part}'"))?;
+        match key.trim() {
+            "queue_depth" => {
+                params.queue_depth = match value.trim().parse::<u32>() {
+                    Ok(d) if (1..=65536).contains(&d) => d,
+                    _ => return Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
+                }
+            }
+            other => return Err(format!("unknown key '{other}' for a hard disk (keys: queue_depth)")),
+        }
+        params.name = format!("{},{}={}", params.name, key.trim(), value.trim());
+    }
+    Ok(())
+}
+
+/// Build the device a spec names (`simple` specs; use [`load_spec`] for every kind).
 pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
+    if spec.starts_with("disksim:") || spec.starts_with("hdd:") {
+        return load_spec(spec).map(|(d, _)| d);
+    }
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let mut parts = spec.split(',');
     let head = parts.next().unwrap_or("").trim();
@@ -85,9 +126,12 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
             }
             Ok(Box::new(SimpleDevice::new(params)))
         }
-        "hdd" | "ssd" | "disksim" => Err(err(format!("device kind '{kind}' is not built yet; available: simple"))),
+        "hdd" | "disksim" => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
+        "ssd" => {
+            Err(err("device kind 'ssd' is not built yet; available: simple, hdd:PRESET, disksim:FILE.parv".into()))
+        }
         "" => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
-        other => Err(err(format!("unknown device kind '{other}'; available: simple"))),
+        other => Err(err(format!("unknown device kind '{other}'; available: simple, hdd:PRESET, disksim:FILE.parv"))),
     }
 }
 

@@ -27,6 +27,8 @@ pub enum Command {
     },
     /// Simulate a fio job file through a policy on a device model
     Sim(SimArgs),
+    /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
+    Validate(ValidateArgs),
     /// Compare every policy on a built-in mixed workload (a sequential reader, a random reader, a writer)
     Demo {
         /// Print JSON lines: one fio-schema report per policy
@@ -60,4 +62,23 @@ pub struct SimArgs {
     /// Print fio's JSON schema (plus an "iosched" object) instead of a table
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// The drive: a DiskSim .parv file (its .diskspecs, .model and .seek files are found beside it)
+    #[arg(long, value_name = "FILE.parv")]
+    pub disksim: PathBuf,
+    /// A trace in DiskSim's validate format: R|W action blkno bcount servtime_us nextinter_us
+    #[arg(long, value_name = "FILE.trace")]
+    pub trace: PathBuf,
+    /// Replay the trace this many times over (for measuring the simulation rate)
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
+    pub repeat: u32,
+    /// Print JSON: rms_ms, mean_sim_ms, mean_measured_ms, requests, requests_per_s
+    #[arg(long)]
+    pub json: bool,
+    /// Write each request's simulated and measured access time to this CSV file
+    #[arg(long, value_name = "OUT.csv")]
+    pub per_request: Option<PathBuf>,
 }

@@ -188,3 +188,63 @@ fn fio_examples_are_simulated_or_rejected_by_name() {
     eprintln!("{simulated} of {} fio examples simulated, the rest rejected by option name", files.len());
     assert!(simulated >= 7, "only {simulated} simulated");
 }
+
+#[test]
+fn validate_reports_the_demerit_as_json_and_per_request() {
+    let Some(data) = test_data() else { return };
+    let d = data.join("disksim");
+    let out_csv = std::env::temp_dir().join(format!("iosched-validate-{}.csv", std::process::id()));
+    let out = iosched(&[
+        "validate",
+        "--disksim",
+        d.join("atlas10k.parv").to_str().unwrap(),
+        "--trace",
+        d.join("atlas10k.trace").to_str().unwrap(),
+        "--json",
+        "--per-request",
+        out_csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["requests"], 10000);
+    let rms = v["rms_ms"].as_f64().unwrap();
+    assert!(rms > 0.0 && rms < 0.268, "{rms}");
+    let (sim, meas) = (v["mean_sim_ms"].as_f64().unwrap(), v["mean_measured_ms"].as_f64().unwrap());
+    assert!((sim / meas - 1.0).abs() < 0.05, "{sim} vs {meas}");
+    assert!(v["requests_per_s"].as_f64().unwrap() > 0.0);
+    let csv = std::fs::read_to_string(&out_csv).unwrap();
+    assert_eq!(csv.lines().count(), 10001);
+    assert!(csv.starts_with("index,op,block,blocks,simulated_ms,measured_ms\n1,write,"), "{}", &csv[..80]);
+}
+
+#[test]
+fn validate_and_hdd_specs_reject_bad_input() {
+    let Some(data) = test_data() else { return };
+    let d = data.join("disksim");
+    let parv = d.join("hp_c2247a.parv");
+    let bad_trace = job_file("bad.trace", "R Hit 100 8 1000.0 2000.0\nR Hit 100 eight 1000.0 2000.0\n");
+    let far_trace = job_file("far.trace", "R Hit 99999999 8 1000.0 2000.0\n");
+    assert_bad_input(
+        &["validate", "--disksim", parv.to_str().unwrap(), "--trace", bad_trace.to_str().unwrap()],
+        "bad.trace:2: bcount: expected a whole number, found 'eight'",
+    );
+    assert_bad_input(
+        &["validate", "--disksim", parv.to_str().unwrap(), "--trace", far_trace.to_str().unwrap()],
+        "far.trace:1: blocks 99999999+8 are past the drive's",
+    );
+    assert_bad_input(
+        &["validate", "--disksim", "/nonexistent/x.parv", "--trace", bad_trace.to_str().unwrap()],
+        "cannot read /nonexistent/x.parv",
+    );
+    let good = job_file("hddgood.fio", "[r]\nrw=randread\nnumber_ios=10\n");
+    assert_bad_input(&["sim", good.to_str().unwrap(), "--device", "hdd:sata9000"], "unknown hdd preset 'sata9000'");
+    assert_bad_input(
+        &["sim", good.to_str().unwrap(), "--device", "hdd:sata7200,rpm=1"],
+        "unknown key 'rpm' for a hard disk",
+    );
+    let ok = iosched(&["sim", good.to_str().unwrap(), "--device", &format!("disksim:{}", parv.display()), "--json"]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let v: Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 10);
+    assert!(v["iosched"]["device"].as_str().unwrap().starts_with("disksim:"));
+}

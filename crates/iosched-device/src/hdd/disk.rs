@@ -410,14 +410,14 @@ impl Hdd {
                         o.read_miss_after_write_ns
                     };
                 let start = t_ns + overhead;
-                let avail: Vec<f64> = (lbn..end).map(|b| ra.done_ns(b).unwrap_or(start)).collect();
-                let mark = self.read_watermark_blocks(blocks) as usize;
-                let bus_start = start.max(avail[mark - 1]);
-                let bus_end = self.bus_transfer_end(bus_start, avail.into_iter());
+                let avail = |b: u64| ra.done_ns(b).unwrap_or(start);
+                let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
+                let bus_end = self.bus_transfer_end(start.max(mark_ns), (lbn..end).map(avail));
                 let segment = ra.segment;
                 self.touch(segment);
                 self.stats.read_stream_hits += 1;
                 self.stream_continues_at = None;
+                self.extend_read_ahead(end);
                 return bus_end + o.read_complete_ns;
             }
         }
@@ -489,6 +489,30 @@ impl Hdd {
         }
         self.runs = runs;
         bus_end + o.read_complete_ns
+    }
+
+    /// Continuous read: keep the maximum read-ahead in front of a reader the stream has just served up to
+    /// `served_end`; the segment keeps its most recent `segment_blocks`.
+    fn extend_read_ahead(&mut self, served_end: u64) {
+        let c = self.p.cache;
+        let Some(ra) = &self.read_ahead else { return };
+        let limit = ra.limit();
+        let target = (served_end + c.read_ahead_max_blocks).min(self.p.layout.blocks());
+        if target <= limit {
+            return;
+        }
+        let (segment, from_ns) = (ra.segment, ra.runs.last().map_or(0.0, |r| r.end_ns()));
+        self.runs.clear();
+        self.media(from_ns, limit, target - limit, false, 0.0, None);
+        let more = std::mem::take(&mut self.runs);
+        if let Some(ra) = &mut self.read_ahead {
+            ra.runs.extend(more);
+            // Forget runs that have left the segment.
+            let keep_from = target.saturating_sub(c.segment_blocks);
+            ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
+        }
+        let seg = &mut self.segments[segment];
+        seg.start = seg.start.max(target.saturating_sub(c.segment_blocks));
     }
 
     /// Read ahead from `from` into `segment`, the actuator free at `start_ns`; `keep_from` is the first block

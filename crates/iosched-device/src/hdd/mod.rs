@@ -3,4 +3,5 @@
 
 pub mod disk;
 pub mod layout;
+pub mod preset;
 pub mod seek;

@@ -3,6 +3,7 @@
 mod demo;
 mod policies;
 mod sim;
+mod validate;
 
 use crate::cli::{Cli, Command};
 use crate::error::{bad, CliError};
@@ -13,6 +14,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
+        Command::Validate(args) => validate::run(&args),
         Command::Demo { json, seed } => demo::run(json, seed),
     }
 }

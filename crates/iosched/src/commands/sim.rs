@@ -3,7 +3,7 @@
 use super::policy_with;
 use crate::cli::SimArgs;
 use crate::error::{bad, CliError};
-use iosched_device::parse_spec;
+use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
 use iosched_sim::{simulate, SimConfig, SimError, Workload};
 use iosched_workload::fio;
@@ -12,7 +12,7 @@ use std::time::Instant;
 
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
     let jobs = fio::parse_file(&args.jobfile).map_err(bad)?;
-    let device = parse_spec(&args.device).map_err(bad)?;
+    let (device, warnings) = load_spec(&args.device).map_err(bad)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let mut workload = Workload::from_jobs(&jobs);
     if let Some(runtime) = &args.runtime {
@@ -21,6 +21,11 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             .filter(|ns| *ns > 0)
             .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'")))?;
         workload.override_runtime(ns);
+    }
+    workload.check(device.capacity_bytes()).map_err(bad)?;
+    // Warnings once the input is accepted, so that an error stays one line.
+    for w in warnings {
+        eprintln!("iosched: warning: {w}");
     }
     let started = Instant::now();
     let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })

@@ -1,0 +1,172 @@
+//! The hard-disk model against DiskSim's three validated drives (measured traces in the shared data), broken
+//! copies of their files, and the hdd:sata7200 preset against the arithmetic of its data sheet.
+
+use iosched_device::disksim::build;
+use iosched_device::hdd::disk::Hdd;
+use iosched_device::load_spec;
+use iosched_sim::validate::replay;
+use iosched_sim::{simulate, SimConfig, Workload};
+use iosched_workload::fio::parse_str;
+use iosched_workload::trace::disksim_validate;
+use std::path::{Path, PathBuf};
+
+/// The shared test data, or None (said loudly) when it is absent.
+fn disksim_data() -> Option<PathBuf> {
+    let root = std::env::var("IOSCHED_TEST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let dir = root.join("disksim");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: DiskSim drives not found at {} (set IOSCHED_TEST_DATA)", dir.display());
+        None
+    }
+}
+
+fn rms(dir: &Path, drive: &str) -> f64 {
+    let built = build::load(&dir.join(format!("{drive}.parv"))).unwrap_or_else(|e| panic!("{e}"));
+    let records = disksim_validate::read(&dir.join(format!("{drive}.trace"))).unwrap();
+    let v = replay(&mut Hdd::new(built.params), &records);
+    assert_eq!(v.simulated_ms.len(), records.len());
+    v.rms_ms
+}
+
+#[test]
+fn demerit_on_the_three_validated_drives() {
+    let Some(dir) = disksim_data() else { return };
+    // (drive, DiskSim 4.0's own demerit, the bound this model holds today). The target is DiskSim's
+    // figure on every drive; atlas10k meets it, cheetah9LP and hp_c2247a do not yet, and these bounds keep
+    // what has been reached from slipping back.
+    let drives = [("cheetah9LP", 0.107, 0.170), ("atlas10k", 0.268, 0.268), ("hp_c2247a", 0.089, 0.166)];
+    for (drive, disksim, bound) in drives {
+        let got = rms(&dir, drive);
+        eprintln!("{drive}: rms {got:.4} ms (DiskSim {disksim} ms)");
+        assert!(got <= bound, "{drive}: rms {got:.4} ms above {bound} ms");
+    }
+}
+
+/// Copy a drive's files to a fresh folder, changing one file's text.
+fn broken_copy(dir: &Path, drive: &str, file: &str, change: impl Fn(&str) -> String) -> PathBuf {
+    let out = std::env::temp_dir().join(format!("iosched-broken-{}-{drive}-{file}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if name.starts_with(drive) || name == "statdefs" {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let text = if name == file { change(&text) } else { text };
+            std::fs::write(out.join(&name), text).unwrap();
+        }
+    }
+    out.join(format!("{drive}.parv"))
+}
+
+#[test]
+fn broken_drive_files_give_clear_errors() {
+    let Some(dir) = disksim_data() else { return };
+    type Edit = Box<dyn Fn(&str) -> String>;
+    let cases: Vec<(&str, &str, Edit, &str)> = vec![
+        (
+            "cheetah9LP.diskspecs",
+            "missing brace",
+            Box::new(|t: &str| t.replacen("} # end of SEAGATE_ST39102LW_validate spec", "", 1)),
+            "cheetah9LP.diskspecs:82: expected ',' or '}' after the value of 'Minimum seek delay', found the end of the file",
+        ),
+        (
+            "cheetah9LP.model",
+            "wrong type",
+            Box::new(|t: &str| t.replacen("Number of data surfaces = 12", "Number of data surfaces = twelve", 1)),
+            "cheetah9LP.model:2: Number of data surfaces: expected a number, found 'twelve'",
+        ),
+        (
+            "cheetah9LP.model",
+            "unknown seek type",
+            Box::new(|t: &str| t.replacen("Seek type = extracted", "Seek type = teleport", 1)),
+            "Seek type: expected constant, linear, curve, hpl, hplplus10 or extracted, found 'teleport'",
+        ),
+        (
+            "cheetah9LP.seek",
+            "truncated seek table",
+            Box::new(|t: &str| t.lines().take(40).collect::<Vec<_>>().join("\n")),
+            "seek table truncated: the header says 106 distances, found 39",
+        ),
+    ];
+    for (file, what, change, want) in cases {
+        let parv = broken_copy(&dir, "cheetah9LP", file, change);
+        let err = build::load(&parv).err().unwrap_or_else(|| panic!("{what}: no error")).to_string();
+        assert!(err.contains(want), "{what}: got {err}");
+        // The error names a file and a line.
+        assert!(
+            err.contains(".parv:") || err.contains(".diskspecs:") || err.contains(".model:") || err.contains(".seek:"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn any_drive_file_loads_without_special_cases() {
+    let Some(dir) = disksim_data() else { return };
+    for drive in ["cheetah9LP", "atlas10k", "hp_c2247a"] {
+        let built = build::load(&dir.join(format!("{drive}.parv"))).unwrap();
+        let l = &built.params.layout;
+        // Every block maps inside the drive's geometry.
+        for lbn in (0..l.blocks()).step_by(9973) {
+            let p = l.lbn_to_pbn(lbn);
+            assert!(p.cylinder < l.cylinders && p.head < l.surfaces, "{drive} {lbn}: {p:?}");
+            assert!(p.sector < l.sectors_per_track(p.cylinder));
+        }
+    }
+}
+
+fn one_job(text: &str, device: &str) -> iosched_core::results::JobResult {
+    let jobs = parse_str(text, "job.fio").unwrap();
+    let (dev, _) = load_spec(device).unwrap();
+    let out = simulate(
+        &Workload::from_jobs(&jobs),
+        iosched_core::registry::create("noop").unwrap(),
+        dev,
+        Vec::new(),
+        &SimConfig { seed: 3, record_log: false },
+    )
+    .unwrap();
+    out.result.jobs[0].clone()
+}
+
+#[test]
+fn sata7200_streams_72_mb_per_s_from_the_start() {
+    // 128 KiB reads, one at a time, from offset 0: the seed's dd of the raw disk.
+    let job = one_job("[dd]\nrw=read\nbs=128k\nsize=1g\n", "hdd:sata7200");
+    let mb_s = job.bw_bytes_per_s(0) / 1e6;
+    assert!((mb_s / 72.0 - 1.0).abs() <= 0.05, "{mb_s} MB/s");
+}
+
+#[test]
+fn sata7200_random_reads_cost_a_seek_and_half_a_turn() {
+    // Random 4 KiB reads at depth 1 over the whole disk. Each costs:
+    //   read-miss overhead                0.15 ms
+    // + seek over a random distance       E[seek] over random LBA pairs (measured on the layout below; the
+    //                                      data sheet's 8.9 ms is over random cylinder pairs, and outer
+    //                                      cylinders hold more blocks)
+    // + rotational latency                8.333 / 2 = 4.167 ms
+    // + one sector                        8.333 ms / ~1010 sectors = 0.008 ms, and 8 sectors over the bus at
+    //                                      150 MB/s = 0.027 ms
+    let (dev, _) = load_spec("hdd:sata7200").unwrap();
+    let preset = iosched_device::hdd::preset::load("sata7200").unwrap();
+    let l = &preset.layout;
+    let mut rng = iosched_core::rng::SimRng::new(7, 0);
+    let samples = 200_000;
+    let mut seek_ms = 0.0;
+    for _ in 0..samples {
+        let a = l.lbn_to_pbn(rng.below(l.blocks())).cylinder;
+        let b = l.lbn_to_pbn(rng.below(l.blocks())).cylinder;
+        seek_ms += preset.seek.ms(a.abs_diff(b));
+    }
+    seek_ms /= samples as f64;
+    assert!((7.5..9.5).contains(&seek_ms), "E[seek] {seek_ms}");
+    let expected_ms = 0.15 + seek_ms + 60_000.0 / 7200.0 / 2.0 + 0.008 + 0.027;
+    drop(dev);
+    let job = one_job("[r]\nrw=randread\nbs=4k\nnumber_ios=4000\n", "hdd:sata7200");
+    let mean_ms = job.directions[0].total.mean_ns / 1e6;
+    assert!((mean_ms / expected_ms - 1.0).abs() < 0.03, "mean {mean_ms} ms, expected {expected_ms} ms");
+}
