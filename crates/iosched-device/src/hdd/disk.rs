@@ -198,6 +198,8 @@ pub struct Hdd {
     /// One past the last block of the previous command if it was a read that went to the media: a read
     /// starting there continues the drive's sequential stream.
     stream_continues_at: Option<u64>,
+    /// One past the last block of the most recent write.
+    last_write_end: Option<u64>,
     /// Commands waiting, in arrival order: (tag, request, arrival).
     queue: VecDeque<(u32, Request, f64)>,
     /// The command in service and its completion time.
@@ -219,6 +221,7 @@ impl Hdd {
             use_counter: 0,
             last_was_read: true,
             stream_continues_at: None,
+            last_write_end: None,
             queue: VecDeque::new(),
             current: None,
             runs: Vec::new(),
@@ -575,8 +578,11 @@ impl Hdd {
         let in_buffer = data_start + blocks as f64 * per_block;
         // A fast write is destaged once its data is in; a write-through positions while the data arrives.
         let media_start = if fast { in_buffer } else { mechanics_start }.max(self.arm_free_ns);
-        // DiskSim's minimum seek delay: a floor on positioning for writes that do not continue a write stream.
-        let minimum = if sequential_append { 0.0 } else { o.minimum_seek_ns };
+        // DiskSim's minimum seek delay: a floor on positioning for a write, unless it continues a write whose
+        // media access is still going on (a sequential write stream).
+        let streaming = sequential_append && self.last_write_end == Some(lbn) && self.arm_free_ns >= t_ns;
+        let minimum = if streaming { 0.0 } else { o.minimum_seek_ns };
+        self.last_write_end = Some(end);
         self.runs.clear();
         let media_end = self.media(media_start, lbn, blocks, true, minimum, Some((data_start, per_block)));
         self.arm_free_ns = media_end;
