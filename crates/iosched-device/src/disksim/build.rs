@@ -58,6 +58,7 @@ const DISK_KEYS: &[&str] = &[
     "Extradisc disconnect overhead",
     "Extradisc inter-disconnect delay",
     "Extradisc seek delta",
+    "Read any free blocks",
     "Print stats",
     "Scheduler",
     "Avg sectors per cylinder",
@@ -77,7 +78,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Low (write) water mark", 0.0),
     ("Calc sector by sector", 1.0),
     ("Read-ahead over requested", 1.0),
-    ("Read any free blocks", 0.0),
     ("Immediate buffer read", 0.0),
     ("Immediate buffer write", 0.0),
     ("Combine seq writes", 1.0),
@@ -347,14 +347,13 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         segments,
         segment_blocks,
         write_segments: disk.int_or("Maximum number of write segments", 1, segments as i64, 1)? as u32,
-        read_ahead_max_blocks: if disk.int_or("Buffer continuous read", 0, 4, 0)? == 0 {
-            0
-        } else {
-            disk.int_or("Maximum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64
-        },
+        continuous_read: disk.int_or("Buffer continuous read", 0, 4, 0)? as u8,
+        read_ahead_min_blocks: disk.int_or("Minimum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64,
+        read_ahead_max_blocks: disk.int_or("Maximum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64,
         fast_write_level: disk.int_or("Fast write level", 0, 2, 0)? as u8,
         read_hits_on_write_data: disk.int_or("Allow read hits on write data", 0, 1, 0)? != 0,
         read_ahead_on_idle_hit: disk.int_or("Read-ahead on idle hit", 0, 1, 0)? != 0,
+        read_free_blocks: disk.int_or("Read any free blocks", 0, 1, 0)? != 0,
     };
     Ok(Built {
         params: HddParams {

@@ -10,8 +10,11 @@
 //!   after stopping any read-ahead) seeks, waits for the first sector to come round (the rotational position
 //!   is a function of absolute time), and reads track by track, switching heads and cylinders with their
 //!   skews. Blocks go over the bus as they arrive (at the bus's per-sector time, after a reselection
-//!   overhead when the drive disconnected). The drive then keeps reading ahead into the segment up to the
-//!   maximum read-ahead, stopping as soon as another command needs the actuator.
+//!   overhead when the drive disconnected). The drive then reads ahead into the segment as far as its
+//!   continuous-read level says (to the end of the track, of the cylinder, of the segment, or of the next track
+//!   once a sequential stream is seen), within the minimum and maximum read-ahead, and keeps pace with a reader
+//!   the read-ahead serves; it stops as soon as another command needs the actuator. With "read any free
+//!   blocks", the sectors that pass under the head during the rotational wait are kept as well.
 //! - A write with fast writes (level 2 always, level 1 for sequential appends) completes once its data is in
 //!   the buffer; the drive destages it to the media in the background, and a later command that needs the
 //!   actuator waits for that. Without fast writes it completes after the media write.
@@ -73,11 +76,21 @@ pub struct CacheParams {
     pub segment_blocks: u64,
     /// Segments that may hold data not yet written to the media.
     pub write_segments: u32,
-    /// Read-ahead after a read miss: up to this many blocks past the request (0: none).
+    /// How far the drive reads ahead after a read (DiskSim's "Buffer continuous read"): 0 not at all, 1 to the
+    /// end of the request's track, 2 to the end of its cylinder, 3 until the segment is full, 4 to the end of
+    /// the next track when a read of the previous track came just before (a detected sequential stream), else
+    /// to the end of the request's track.
+    pub continuous_read: u8,
+    /// Read-ahead goes at least this many blocks past the request...
+    pub read_ahead_min_blocks: u64,
+    /// ...and at most this many.
     pub read_ahead_max_blocks: u64,
     /// 0 none, 1 sequential appends, 2 every write completes when its data is in the buffer.
     pub fast_write_level: u8,
     pub read_hits_on_write_data: bool,
+    /// Keep the sectors that pass under the head while it waits for the first requested one (DiskSim's "Read
+    /// any free blocks").
+    pub read_free_blocks: bool,
     /// Start read-ahead after a hit when the drive is idle.
     pub read_ahead_on_idle_hit: bool,
 }
@@ -200,6 +213,10 @@ pub struct Hdd {
     stream_continues_at: Option<u64>,
     /// One past the last block of the most recent write.
     last_write_end: Option<u64>,
+    /// One past the last block of the most recent read.
+    last_read_end: Option<u64>,
+    /// When the head reached the first track of the last media access (before the rotational wait).
+    first_on_track_ns: f64,
     /// Commands waiting, in arrival order: (tag, request, arrival).
     queue: VecDeque<(u32, Request, f64)>,
     /// The command in service and its completion time.
@@ -222,6 +239,8 @@ impl Hdd {
             last_was_read: true,
             stream_continues_at: None,
             last_write_end: None,
+            last_read_end: None,
+            first_on_track_ns: 0.0,
             queue: VecDeque::new(),
             current: None,
             runs: Vec::new(),
@@ -297,6 +316,9 @@ impl Hdd {
                 // t0 + (l - lbn + k + 1) x per_block; the binding block is the first or the last of the run.
                 let ready = |k: u64| t0 + (l - lbn + k + 1) as f64 * per_block - (k + 1) as f64 * sector_ns;
                 t = t.max(ready(0)).max(ready(n - 1));
+            }
+            if l == lbn {
+                self.first_on_track_ns = t;
             }
             t += self.rotational_wait_ns(t, self.p.layout.sector_angle(pbn));
             let run = Run { lbn: l, blocks: n, start_ns: t, sector_ns };
@@ -393,6 +415,9 @@ impl Hdd {
         if matches!(req.op, Op::Read | Op::Write) {
             self.last_was_read = req.op == Op::Read;
         }
+        if req.op == Op::Read {
+            self.last_read_end = Some(lbn + blocks);
+        }
         done
     }
 
@@ -420,7 +445,7 @@ impl Hdd {
                 self.touch(segment);
                 self.stats.read_stream_hits += 1;
                 self.stream_continues_at = None;
-                self.extend_read_ahead(end);
+                self.extend_read_ahead(lbn, end);
                 return bus_end + o.read_complete_ns;
             }
         }
@@ -447,8 +472,7 @@ impl Hdd {
         self.stop_read_ahead(t_ns);
         let media_start = command_done.max(self.arm_free_ns);
         let segment = self.victim(media_start);
-        let ahead = if c.enabled { c.read_ahead_max_blocks } else { 0 };
-        let total = if c.enabled { (blocks + ahead).min(c.segment_blocks.max(blocks)) } else { blocks };
+        let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - lbn } else { blocks };
         self.runs.clear();
         self.media(media_start, lbn, total, false, 0.0, None);
         let runs = std::mem::take(&mut self.runs);
@@ -461,8 +485,18 @@ impl Hdd {
         let bus_end = self.bus_transfer_end(bus_start, (lbn..end).map(avail));
         self.stream_continues_at = Some(end);
         self.arm_free_ns = request_end_ns;
+        // Read any free blocks: the sectors of the first track that passed under the head while it waited for
+        // the first requested one are in the buffer too.
+        let mut first_kept = lbn;
+        if c.enabled && c.read_free_blocks {
+            if let Some(first) = runs.first() {
+                let passed = ((first.start_ns - self.first_on_track_ns) / first.sector_ns).floor() as u64;
+                let before_on_track = self.p.layout.lbn_to_pbn(lbn).sector as u64;
+                first_kept = lbn - passed.min(before_on_track).min(c.segment_blocks.saturating_sub(total));
+            }
+        }
         let seg = &mut self.segments[segment];
-        seg.start = lbn;
+        seg.start = first_kept;
         seg.end = if c.enabled { end } else { lbn };
         seg.dirty_until_ns = 0.0;
         self.touch(segment);
@@ -494,13 +528,57 @@ impl Hdd {
         bus_end + o.read_complete_ns
     }
 
-    /// Continuous read: keep the maximum read-ahead in front of a reader the stream has just served up to
-    /// `served_end`; the segment keeps its most recent `segment_blocks`.
-    fn extend_read_ahead(&mut self, served_end: u64) {
+    /// Where read-ahead after a read of `[lbn, end)` stops (see [`CacheParams::continuous_read`]); the
+    /// segment the data goes to starts at `segment_start`.
+    fn read_ahead_target(&self, lbn: u64, end: u64, segment_start: u64) -> u64 {
+        let c = self.p.cache;
+        let l = &self.p.layout;
+        let blocks = l.blocks();
+        let track_end = |x: u64| {
+            let p = l.lbn_to_pbn(x.min(blocks - 1));
+            (x + (l.sectors_per_track(p.cylinder) - p.sector) as u64).min(blocks)
+        };
+        let last = end - 1;
+        let level_end = match c.continuous_read {
+            0 => end,
+            1 => track_end(last),
+            2 => {
+                let cylinder = l.lbn_to_pbn(last).cylinder;
+                let mut e = track_end(last);
+                for _ in 0..l.surfaces {
+                    if e >= blocks || l.lbn_to_pbn(e).cylinder != cylinder {
+                        break;
+                    }
+                    e = track_end(e);
+                }
+                e
+            }
+            3 => segment_start + c.segment_blocks,
+            _ => {
+                // A stream: the previous read ended on this request's track or the one before it.
+                let p = l.lbn_to_pbn(lbn);
+                let track_start = lbn - p.sector as u64;
+                let previous_track_start = track_start.saturating_sub(l.sectors_per_track(p.cylinder) as u64);
+                let stream = self.last_read_end.is_some_and(|e| e > previous_track_start && e <= end);
+                if stream {
+                    track_end(track_end(last))
+                } else {
+                    track_end(last)
+                }
+            }
+        };
+        level_end.min(end + c.read_ahead_max_blocks).max(end + c.read_ahead_min_blocks).max(end).min(blocks)
+    }
+
+    /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the
+    /// segment keeps its most recent `segment_blocks`.
+    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64) {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
-        let target = (served_end + c.read_ahead_max_blocks).min(self.p.layout.blocks());
+        let segment_start = self.segments[ra.segment].start;
+        let target =
+            self.read_ahead_target(lbn, served_end, segment_start.max(served_end.saturating_sub(c.segment_blocks)));
         if target <= limit {
             return;
         }
@@ -523,7 +601,7 @@ impl Hdd {
     fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, keep_from: u64) {
         let c = self.p.cache;
         let room = c.segment_blocks.saturating_sub(from - keep_from.min(from));
-        let n = c.read_ahead_max_blocks.min(room);
+        let n = self.read_ahead_target(keep_from, from, keep_from).saturating_sub(from).min(room);
         if n == 0 || from >= self.p.layout.blocks() {
             return;
         }

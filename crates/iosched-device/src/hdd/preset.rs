@@ -4,7 +4,8 @@
 //!
 //! Generated: cylinders split evenly into zones whose sectors per track fall linearly from outer to inner;
 //! track skew = the sectors that pass during a head switch, plus one; cylinder skew = those that pass during a
-//! one-cylinder seek, plus one; Lee's seek curve through the three seek times.
+//! one-cylinder seek, plus one; Lee's seek curve through the three seek times; read-ahead until the segment is
+//! full (DiskSim's continuous-read level 3), at most `read_ahead_sectors` past a read.
 
 use crate::hdd::disk::{CacheParams, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
@@ -124,10 +125,13 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             segments: p.cache.segments,
             segment_blocks: p.cache.segment_sectors,
             write_segments: p.cache.segments,
+            continuous_read: 3,
+            read_ahead_min_blocks: 0,
             read_ahead_max_blocks: p.cache.read_ahead_sectors.min(p.cache.segment_sectors),
             fast_write_level: if p.cache.write_back { 2 } else { 0 },
             read_hits_on_write_data: true,
             read_ahead_on_idle_hit: false,
+            read_free_blocks: false,
         },
         queue_depth: p.queue_depth,
     })
