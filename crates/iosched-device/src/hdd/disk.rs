@@ -576,9 +576,8 @@ impl Hdd {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
-        let segment_start = self.segments[ra.segment].start;
-        let target =
-            self.read_ahead_target(lbn, served_end, segment_start.max(served_end.saturating_sub(c.segment_blocks)));
+        // Data already sent to the host may be overwritten, so the segment has room from `served_end` on.
+        let target = self.read_ahead_target(lbn, served_end, served_end);
         if target <= limit {
             return;
         }
