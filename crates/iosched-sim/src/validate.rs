@@ -18,6 +18,13 @@ pub struct Validation {
 }
 
 impl Validation {
+    /// Compare simulated access times (ms, in trace order) with the trace's measured ones.
+    pub fn new(simulated_ms: Vec<f64>, records: &[ValidateRecord]) -> Validation {
+        let measured_ms: Vec<f64> = records.iter().map(|r| r.measured_us / 1e3).collect();
+        let rms_ms = demerit(&simulated_ms, &measured_ms);
+        Validation { simulated_ms, measured_ms, rms_ms }
+    }
+
     pub fn mean_simulated_ms(&self) -> f64 {
         mean(&self.simulated_ms)
     }
@@ -35,8 +42,13 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// Replay `records` on `device`, closed loop, one request outstanding.
-pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation {
+/// Replay `records` on `device`, closed loop, one request outstanding, and compare with the measured times.
+pub fn validate(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation {
+    Validation::new(replay(device, records), records)
+}
+
+/// Replay `records` on `device`, closed loop, one request outstanding: each request's access time, ms.
+pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
     let mut simulated_ms = Vec::with_capacity(records.len());
     let mut done: Vec<Completion> = Vec::with_capacity(1);
     let mut now_ns = 0u64;
@@ -57,9 +69,7 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation
             }
         }
     }
-    let measured_ms: Vec<f64> = records.iter().map(|r| r.measured_us / 1e3).collect();
-    let rms_ms = demerit(&simulated_ms, &measured_ms);
-    Validation { simulated_ms, measured_ms, rms_ms }
+    simulated_ms
 }
 
 /// The value below which a fraction `p` of `sorted` lies, interpolating linearly between the points

@@ -4,7 +4,7 @@
 use iosched_device::disksim::build;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::load_spec;
-use iosched_sim::validate::replay;
+use iosched_sim::validate::validate;
 use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::fio::parse_str;
 use iosched_workload::trace::disksim_validate;
@@ -27,7 +27,7 @@ fn disksim_data() -> Option<PathBuf> {
 fn rms(dir: &Path, drive: &str) -> f64 {
     let built = build::load(&dir.join(format!("{drive}.parv"))).unwrap_or_else(|e| panic!("{e}"));
     let records = disksim_validate::read(&dir.join(format!("{drive}.trace"))).unwrap();
-    let v = replay(&mut Hdd::new(built.params), &records);
+    let v = validate(&mut Hdd::new(built.params), &records);
     assert_eq!(v.simulated_ms.len(), records.len());
     v.rms_ms
 }

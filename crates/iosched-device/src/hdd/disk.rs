@@ -272,8 +272,13 @@ impl Hdd {
 
     /// Time from `t_ns` until the start of the sector at `angle` passes under the head.
     fn rotational_wait_ns(&self, t_ns: f64, angle: f64) -> f64 {
-        let position = (t_ns / self.period_ns).rem_euclid(1.0);
-        let mut wait = (angle - position).rem_euclid(1.0);
+        // Times are never negative, so truncation gives the fractional turn without a call to fmod.
+        let turns = t_ns / self.period_ns;
+        let position = turns - (turns as u64) as f64;
+        let mut wait = angle - position;
+        if wait < 0.0 {
+            wait += 1.0;
+        }
         if wait > 1.0 - 1e-9 {
             wait = 0.0;
         }
@@ -298,8 +303,7 @@ impl Hdd {
         let end = (lbn + blocks).min(self.p.layout.blocks());
         let mut first = true;
         while l < end {
-            let pbn = self.p.layout.lbn_to_pbn(l);
-            let n = self.p.layout.run_on_track(l, end - l);
+            let (pbn, n) = self.p.layout.locate(l, end - l);
             let mut seek = self.seek_ns(self.arm, pbn, write);
             if first {
                 seek = seek.max(minimum_positioning_ns);

@@ -96,6 +96,12 @@ pub struct Zone {
     pub defects: Vec<(u64, u64)>,
 }
 
+/// For sorted slips s_0 < s_1 < ..., the logical offset from which slip i pushes blocks along: s_i - i. A
+/// logical offset x lies at physical x + #{i : s_i - i <= x} (one binary search instead of a fixed point).
+fn slip_thresholds(slips: &[u64]) -> Vec<u64> {
+    slips.iter().enumerate().map(|(i, s)| s - i as u64).collect()
+}
+
 /// A physical block address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pbn {
@@ -113,6 +119,8 @@ pub struct Layout {
     pub zones: Vec<Zone>,
     /// First LBN of each zone, and one past the last of the last zone.
     zone_first_lbn: Vec<u64>,
+    /// Per zone, [`slip_thresholds`] of its slips.
+    slip_thresholds: Vec<Vec<u64>>,
 }
 
 impl Zone {
@@ -205,7 +213,8 @@ impl Layout {
         if lbn == 0 {
             return Err(LayoutError("the zones hold no blocks".into()));
         }
-        Ok(Layout { surfaces, cylinders, mapping, sparing, zones, zone_first_lbn: first })
+        let slip_thresholds = zones.iter().map(|z| slip_thresholds(&z.slips)).collect();
+        Ok(Layout { surfaces, cylinders, mapping, sparing, zones, zone_first_lbn: first, slip_thresholds })
     }
 
     /// Logical blocks on the disk.
@@ -239,9 +248,11 @@ impl Layout {
         let offset = lbn - self.zone_first_lbn[zi];
         let spt = z.sectors_per_track as u64;
         let shifted = offset + z.deadspace_sectors;
+        let thresholds = &self.slip_thresholds[zi];
+        let past = |x: u64| x + thresholds.partition_point(|t| *t <= x) as u64;
         let physical = match (self.sparing, self.unit(z)) {
-            (Sparing::Tracks, _) => past_slips(&z.slips, shifted / spt) * spt + shifted % spt,
-            (_, None) => past_slips(&z.slips, shifted),
+            (Sparing::Tracks, _) => past(shifted / spt) * spt + shifted % spt,
+            (_, None) => past(shifted),
             (_, Some((unit, front, back))) => {
                 let usable = unit - front - back;
                 let u = shifted / usable;
@@ -315,17 +326,32 @@ impl Layout {
             let cutoff = tracks * z.sectors_per_track as u64;
             sectors += z.slips.iter().filter(|s| **s < cutoff).count() as f64;
         }
-        (sectors / spt).rem_euclid(1.0)
+        let turns = sectors / spt;
+        if turns >= 0.0 {
+            turns - (turns as u64) as f64
+        } else {
+            turns - turns.floor()
+        }
     }
 
     /// Logical blocks from `lbn` that lie in consecutive sectors of its track, at most `max` (at least 1):
     /// what one pass over the track reads. A slip, a defect, the track's spares or the zone's end stop it.
     pub fn run_on_track(&self, lbn: u64, max: u64) -> u64 {
+        self.locate(lbn, max).1
+    }
+
+    /// [`Layout::lbn_to_pbn`] and [`Layout::run_on_track`] at once, mapping the block once.
+    pub fn locate(&self, lbn: u64, max: u64) -> (Pbn, u64) {
         let (zi, p) = self.physical(lbn);
         let z = &self.zones[zi];
-        if z.defects.iter().any(|(bad, _)| *bad == p) {
-            return 1;
+        if let Some((_, spare)) = z.defects.iter().find(|(bad, _)| *bad == p) {
+            return (self.pbn_in_zone(z, *spare), 1);
         }
+        (self.pbn_in_zone(z, p), self.run_from(lbn, zi, p, max))
+    }
+
+    fn run_from(&self, lbn: u64, zi: usize, p: u64, max: u64) -> u64 {
+        let z = &self.zones[zi];
         let spt = z.sectors_per_track as u64;
         let mut room = (spt - p % spt).min(max).min(self.zone_first_lbn[zi + 1] - lbn);
         if self.sparing != Sparing::Tracks {
@@ -447,6 +473,15 @@ mod tests {
         z.slips = vec![2, 4];
         let err = Layout::new(1, 2, Mapping::Normal, Sparing::SectorsPerTrack, vec![z]).unwrap_err();
         assert!(err.0.contains("zone 1: more slips than spares"), "{}", err.0);
+    }
+
+    #[test]
+    fn slip_thresholds_agree_with_the_fixed_point() {
+        let slips = [3u64, 4, 9, 10, 11, 20];
+        let t = slip_thresholds(&slips);
+        for x in 0..40 {
+            assert_eq!(x + t.partition_point(|v| *v <= x) as u64, past_slips(&slips, x), "{x}");
+        }
     }
 
     #[test]

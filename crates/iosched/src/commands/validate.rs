@@ -4,7 +4,7 @@ use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
 use iosched_device::disksim::build;
 use iosched_device::hdd::disk::Hdd;
-use iosched_sim::validate::{demerit, replay};
+use iosched_sim::validate::{replay, Validation};
 use iosched_workload::trace::disksim_validate;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -32,11 +32,11 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     for _ in 0..args.repeat {
         // Each pass on a fresh drive: the trace's times start from zero again.
         let mut disk = Hdd::new(built.params.clone());
-        let v = replay(&mut disk, &records);
-        first.get_or_insert(v);
+        let simulated = replay(&mut disk, &records);
+        first.get_or_insert(simulated);
     }
     let wall_s = started.elapsed().as_secs_f64();
-    let v = first.expect("at least one replay");
+    let v = Validation::new(first.expect("at least one replay"), &records);
     let requests = records.len() as u64 * args.repeat as u64;
     let rate = requests as f64 / wall_s.max(1e-9);
     if let Some(out) = &args.per_request {
@@ -55,7 +55,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
         std::fs::write(out, csv).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", out.display())))?;
     }
-    let rms = demerit(&v.simulated_ms, &v.measured_ms);
+    let rms = v.rms_ms;
     if args.json {
         let value = json!({
             "drive": args.disksim.display().to_string(),
