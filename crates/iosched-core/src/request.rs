@@ -16,9 +16,6 @@ pub enum Op {
 }
 
 impl Op {
-    /// The data directions that statistics are kept for, in fio's order.
-    pub const DIRECTIONS: [Op; 3] = [Op::Read, Op::Write, Op::Trim];
-
     /// Index into per-direction arrays (read 0, write 1, trim 2, flush 3).
     pub fn index(self) -> usize {
         match self {
@@ -57,10 +54,6 @@ impl IoClass {
             3 => Some(IoClass::Idle),
             _ => None,
         }
-    }
-
-    pub fn index(self) -> usize {
-        self as usize
     }
 }
 

@@ -100,11 +100,6 @@ pub fn unknown(policy: &str, specs: &[TunableSpec], name: &str) -> TunableError 
     }
 }
 
-/// Render a boolean the way [`TunableSpec::parse_bool`] reads it back.
-pub fn bool_text(value: bool) -> String {
-    if value { "1" } else { "0" }.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 //! linear interpolation (Ruemmler and Wilkes; DiskSim's rms tool).
 
 use iosched_core::request::{Request, NOT_YET_NS};
+use iosched_core::units::SECTOR_BYTES;
 use iosched_device::{Completion, Device};
 use iosched_workload::trace::disksim_validate::ValidateRecord;
 
@@ -53,7 +54,7 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
     let mut done: Vec<Completion> = Vec::with_capacity(1);
     let mut now_ns = 0u64;
     for (i, r) in records.iter().enumerate() {
-        let mut req = Request::new(i as u64, r.op, r.block * 512, r.blocks * 512, 0);
+        let mut req = Request::new(i as u64, r.op, r.block * SECTOR_BYTES, r.blocks * SECTOR_BYTES, 0);
         req.queued_ns = now_ns;
         req.dispatched_ns = now_ns;
         req.completed_ns = NOT_YET_NS;

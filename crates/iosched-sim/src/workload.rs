@@ -23,7 +23,7 @@ pub struct TimedIo {
 #[derive(Clone, Debug)]
 pub enum SourceSpec {
     /// A closed-loop fio job clone: one flow.
-    Job { spec: JobSpec, clone: u32 },
+    Job { spec: JobSpec },
     /// Requests issued at given times whatever the device does (open loop), sorted by time.
     Timed { name: String, requests: Vec<TimedIo> },
 }
@@ -55,8 +55,8 @@ impl Workload {
     pub fn from_jobs(jobs: &[JobSpec]) -> Workload {
         let mut sources = Vec::new();
         for job in jobs {
-            for clone in 0..job.numjobs.max(1) {
-                sources.push(SourceSpec::Job { spec: job.clone(), clone });
+            for _ in 0..job.numjobs.max(1) {
+                sources.push(SourceSpec::Job { spec: job.clone() });
             }
         }
         Workload { sources }

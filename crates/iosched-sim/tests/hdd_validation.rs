@@ -151,7 +151,6 @@ fn sata7200_random_reads_cost_a_seek_and_half_a_turn() {
     // + rotational latency                8.333 / 2 = 4.167 ms
     // + one sector                        8.333 ms / ~1010 sectors = 0.008 ms, and 8 sectors over the bus at
     //                                      150 MB/s = 0.027 ms
-    let (dev, _) = load_spec("hdd:sata7200").unwrap();
     let preset = iosched_device::hdd::preset::load("sata7200").unwrap();
     let l = &preset.layout;
     let mut rng = iosched_core::rng::SimRng::new(7, 0);
@@ -165,7 +164,6 @@ fn sata7200_random_reads_cost_a_seek_and_half_a_turn() {
     seek_ms /= samples as f64;
     assert!((7.5..9.5).contains(&seek_ms), "E[seek] {seek_ms}");
     let expected_ms = 0.15 + seek_ms + 60_000.0 / 7200.0 / 2.0 + 0.008 + 0.027;
-    drop(dev);
     let job = one_job("[r]\nrw=randread\nbs=4k\nnumber_ios=4000\n", "hdd:sata7200");
     let mean_ms = job.directions[0].total.mean_ns / 1e6;
     assert!((mean_ms / expected_ms - 1.0).abs() < 0.03, "mean {mean_ms} ms, expected {expected_ms} ms");

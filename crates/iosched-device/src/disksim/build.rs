@@ -199,7 +199,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let mut zones = Vec::new();
     for item in lay.list("Zones")? {
         let Value::Block(z) = &item.value else {
-            return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.kind())));
+            return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.describe())));
         };
         warn_unknown(z, ZONE_KEYS, &mut warnings);
         let defects = z.int_list("defects", 0, i64::MAX)?;
@@ -384,7 +384,7 @@ fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
         .iter()
         .map(|i| match i.value {
             Value::Number(n) => Ok(n),
-            ref other => Err(err(&i.loc, format!("{key}: expected numbers, found {}", other.kind()))),
+            ref other => Err(err(&i.loc, format!("{key}: expected numbers, found {}", other.describe()))),
         })
         .collect()
 }

@@ -46,12 +46,13 @@ pub enum Value {
 }
 
 impl Value {
-    pub fn kind(&self) -> &'static str {
+    /// The value as an error message names it: "the number 3", "'word'", "a list", "a dm_disk block".
+    pub fn describe(&self) -> String {
         match self {
-            Value::Number(_) => "a number",
-            Value::Word(_) => "a word",
-            Value::List(_) => "a list",
-            Value::Block(_) => "a block",
+            Value::Number(n) => format!("the number {n}"),
+            Value::Word(w) => format!("'{w}'"),
+            Value::List(_) => "a list".into(),
+            Value::Block(b) => format!("a {} block", b.type_name),
         }
     }
 }
@@ -428,7 +429,7 @@ impl Block {
             Value::Number(n) => Ok(*n),
             other => Err(ParamError {
                 loc: v.loc.clone(),
-                message: format!("{key}: expected a number, found {}", describe(other)),
+                message: format!("{key}: expected a number, found {}", other.describe()),
             }),
         }
     }
@@ -468,7 +469,7 @@ impl Block {
             Value::Word(w) => Ok((w.as_str(), &v.loc)),
             other => Err(ParamError {
                 loc: v.loc.clone(),
-                message: format!("{key}: expected a word, found {}", describe(other)),
+                message: format!("{key}: expected a word, found {}", other.describe()),
             }),
         }
     }
@@ -479,7 +480,7 @@ impl Block {
             Value::Block(b) => Ok(b),
             other => Err(ParamError {
                 loc: v.loc.clone(),
-                message: format!("{key}: expected a block, found {}", describe(other)),
+                message: format!("{key}: expected a block, found {}", other.describe()),
             }),
         }
     }
@@ -490,7 +491,7 @@ impl Block {
             Value::List(items) => Ok(items),
             other => Err(ParamError {
                 loc: v.loc.clone(),
-                message: format!("{key}: expected a list [ ... ], found {}", describe(other)),
+                message: format!("{key}: expected a list [ ... ], found {}", other.describe()),
             }),
         }
     }
@@ -503,7 +504,7 @@ impl Block {
                 Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => Ok(*n as i64),
                 other => Err(ParamError {
                     loc: item.loc.clone(),
-                    message: format!("{key}: expected integers from {min} to {max}, found {}", describe(other)),
+                    message: format!("{key}: expected integers from {min} to {max}, found {}", other.describe()),
                 }),
             })
             .collect()
@@ -516,15 +517,6 @@ impl Block {
             .filter(|(k, _)| !known.iter().any(|n| n.eq_ignore_ascii_case(k)))
             .map(|(k, v)| (k.clone(), v.loc.clone()))
             .collect()
-    }
-}
-
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Number(n) => format!("the number {n}"),
-        Value::Word(w) => format!("'{w}'"),
-        Value::List(_) => "a list".into(),
-        Value::Block(b) => format!("a {} block", b.type_name),
     }
 }
 

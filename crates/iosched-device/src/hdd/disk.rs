@@ -29,6 +29,7 @@ use crate::hdd::layout::{Layout, Pbn};
 use crate::hdd::seek::SeekCurve;
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
+use iosched_core::units::SECTOR_BYTES;
 use std::collections::VecDeque;
 
 /// Command overheads, in nanoseconds.
@@ -249,15 +250,6 @@ impl Hdd {
         }
     }
 
-    pub fn params(&self) -> &HddParams {
-        &self.p
-    }
-
-    /// Logical blocks (512 bytes) on the disk.
-    pub fn blocks(&self) -> u64 {
-        self.p.layout.blocks()
-    }
-
     fn seek_ns(&self, from: Arm, to: Pbn, write: bool) -> f64 {
         let distance = from.cylinder.abs_diff(to.cylinder);
         let mut t = self.p.seek.ms(distance) * 1e6;
@@ -402,8 +394,8 @@ impl Hdd {
 
     /// Serve one command arriving at `t_ns`; returns its completion time.
     fn serve(&mut self, t_ns: f64, req: &Request) -> f64 {
-        let lbn = req.offset_bytes / 512;
-        let blocks = req.len_bytes.div_ceil(512).max(1);
+        let lbn = req.offset_bytes / SECTOR_BYTES;
+        let blocks = req.len_bytes.div_ceil(SECTOR_BYTES).max(1);
         let o = self.p.overheads;
         let after_read = self.last_was_read;
         let done = match req.op {
@@ -703,7 +695,7 @@ impl Device for Hdd {
     }
 
     fn capacity_bytes(&self) -> u64 {
-        self.p.layout.blocks() * 512
+        self.p.layout.blocks() * SECTOR_BYTES
     }
 
     fn submit(&mut self, now_ns: u64, tag: u32, req: &Request) {

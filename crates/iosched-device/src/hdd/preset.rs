@@ -10,6 +10,7 @@
 use crate::hdd::disk::{CacheParams, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
 use crate::hdd::seek::SeekCurve;
+use iosched_core::units::SECTOR_BYTES;
 use serde::Deserialize;
 
 /// The presets built in, by name.
@@ -98,7 +99,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
     let layout = Layout::new(p.surfaces, p.cylinders, Mapping::Normal, Sparing::None, zones)
         .map_err(|e| format!("{source}: {}", e.0))?;
     let ms = 1e6;
-    let bus_ns = 512.0 / (p.bus_mb_per_s * 1e6) * 1e9;
+    let bus_ns = SECTOR_BYTES as f64 / (p.bus_mb_per_s * 1e6) * 1e9;
     Ok(HddParams {
         name: format!("hdd:{source}"),
         layout,

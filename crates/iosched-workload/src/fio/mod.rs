@@ -11,7 +11,7 @@
 pub mod values;
 
 use crate::job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};
-use iosched_core::request::IoClass;
+use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
 use thiserror::Error;
 use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, TimeUnit};
@@ -333,7 +333,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "fsync" => job.fsync_every_writes = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
         "end_fsync" => job.end_fsync = flag()?,
         "startdelay" => job.startdelay_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?,
-        "prio" => job.level = parse_int(need()?, 0, 7).map_err(expected)? as u8,
+        "prio" => job.level = parse_int(need()?, 0, LEVEL_MAX as u64).map_err(expected)? as u8,
         "prioclass" => {
             let n = parse_int(need()?, 0, 3).map_err(expected)?;
             job.class = IoClass::from_ioprio_class(n as u32).unwrap_or(IoClass::Be);
