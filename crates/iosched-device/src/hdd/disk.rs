@@ -222,7 +222,10 @@ pub struct Hdd {
     queue: VecDeque<(u32, Request, f64)>,
     /// The command in service and its completion time.
     current: Option<(u32, f64)>,
+    /// Scratch for the runs of one media access.
     runs: Vec<Run>,
+    /// A cleared run buffer kept for the next read-ahead, so that steady state does not allocate.
+    spare_runs: Vec<Run>,
     stats: HddStats,
 }
 
@@ -245,6 +248,7 @@ impl Hdd {
             queue: VecDeque::new(),
             current: None,
             runs: Vec::new(),
+            spare_runs: Vec::new(),
             stats: HddStats::default(),
             p,
         }
@@ -348,6 +352,9 @@ impl Hdd {
                     }
                 }
             }
+            let mut runs = ra.runs;
+            runs.clear();
+            self.spare_runs = runs;
         }
     }
 
@@ -496,30 +503,27 @@ impl Hdd {
         seg.end = if c.enabled { end } else { lbn };
         seg.dirty_until_ns = 0.0;
         self.touch(segment);
+        let mut runs = runs;
         if c.enabled && total > blocks {
-            let rest: Vec<Run> = runs
-                .iter()
-                .filter_map(|r| {
-                    let r_end = r.lbn + r.blocks;
-                    if r_end <= end {
-                        None
-                    } else if r.lbn >= end {
-                        Some(*r)
-                    } else {
-                        let skip = end - r.lbn;
-                        Some(Run {
-                            lbn: end,
-                            blocks: r.blocks - skip,
-                            start_ns: r.start_ns + skip as f64 * r.sector_ns,
-                            sector_ns: r.sector_ns,
-                        })
-                    }
-                })
-                .collect();
-            if !rest.is_empty() {
-                self.read_ahead = Some(ReadAhead { segment, runs: rest });
+            // What is left past the request is the read-ahead: trim the runs in place.
+            runs.retain_mut(|r| {
+                if r.lbn + r.blocks <= end {
+                    return false;
+                }
+                if r.lbn < end {
+                    let skip = end - r.lbn;
+                    r.start_ns += skip as f64 * r.sector_ns;
+                    r.blocks -= skip;
+                    r.lbn = end;
+                }
+                true
+            });
+            if !runs.is_empty() {
+                self.read_ahead = Some(ReadAhead { segment, runs });
+                runs = std::mem::take(&mut self.spare_runs);
             }
         }
+        runs.clear();
         self.runs = runs;
         bus_end + o.read_complete_ns
     }
@@ -580,13 +584,14 @@ impl Hdd {
         let (segment, from_ns) = (ra.segment, ra.runs.last().map_or(0.0, |r| r.end_ns()));
         self.runs.clear();
         self.media(from_ns, limit, target - limit, false, 0.0, None);
-        let more = std::mem::take(&mut self.runs);
+        let mut more = std::mem::take(&mut self.runs);
         if let Some(ra) = &mut self.read_ahead {
-            ra.runs.extend(more);
+            ra.runs.extend(more.drain(..));
             // Forget runs that have left the segment.
             let keep_from = target.saturating_sub(c.segment_blocks);
             ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
         }
+        self.runs = more;
         let seg = &mut self.segments[segment];
         seg.start = seg.start.max(target.saturating_sub(c.segment_blocks));
     }
@@ -602,7 +607,7 @@ impl Hdd {
         }
         self.runs.clear();
         self.media(start_ns, from, n, false, 0.0, None);
-        let runs = std::mem::take(&mut self.runs);
+        let runs = std::mem::replace(&mut self.runs, std::mem::take(&mut self.spare_runs));
         self.segments[segment].start = keep_from;
         self.read_ahead = Some(ReadAhead { segment, runs });
     }
@@ -642,9 +647,14 @@ impl Hdd {
         };
         if fast {
             // A buffer for the data: wait while every write segment still holds unwritten data.
-            let dirty: Vec<f64> = self.segments.iter().map(|s| s.dirty_until_ns).filter(|d| *d > data_start).collect();
-            if dirty.len() as u32 >= c.write_segments.max(1) {
-                data_start = dirty.iter().copied().fold(f64::INFINITY, f64::min);
+            let (busy, first_free_ns) = self
+                .segments
+                .iter()
+                .map(|s| s.dirty_until_ns)
+                .filter(|d| *d > data_start)
+                .fold((0u32, f64::INFINITY), |(n, first), d| (n + 1, first.min(d)));
+            if busy >= c.write_segments.max(1) {
+                data_start = first_free_ns;
             }
         }
         let per_block = self.p.bus_write_ns_per_block;
