@@ -586,7 +586,7 @@ impl Hdd {
         self.media(from_ns, limit, target - limit, false, 0.0, None);
         let mut more = std::mem::take(&mut self.runs);
         if let Some(ra) = &mut self.read_ahead {
-            ra.runs.extend(more.drain(..));
+            ra.runs.append(&mut more);
             // Forget runs that have left the segment.
             let keep_from = target.saturating_sub(c.segment_blocks);
             ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
