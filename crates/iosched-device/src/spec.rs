@@ -3,8 +3,10 @@
 //! `ssd:PRESET`.
 
 use crate::device::Device;
+use crate::hdd::disk::{Hdd, HddParams};
 use crate::simple::{SimpleDevice, SimpleParams};
 use iosched_core::units;
+use std::path::Path;
 use thiserror::Error;
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -29,46 +31,6 @@ pub const SIMPLE_KEYS: &[(&str, &str)] = &[
 /// Build the device a spec names, with any warnings met reading its files.
 pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
-    let (head, rest) = spec.split_once(',').unwrap_or((spec, ""));
-    match head.split_once(':') {
-        Some(("disksim", file)) => {
-            let mut built = crate::disksim::build::load(std::path::Path::new(file)).map_err(|e| err(e.to_string()))?;
-            apply_hdd_keys(&mut built.params, rest).map_err(err)?;
-            Ok((Box::new(crate::hdd::disk::Hdd::new(built.params)), built.warnings))
-        }
-        Some(("hdd", preset)) => {
-            let mut params = crate::hdd::preset::load(preset).map_err(err)?;
-            apply_hdd_keys(&mut params, rest).map_err(err)?;
-            Ok((Box::new(crate::hdd::disk::Hdd::new(params)), Vec::new()))
-        }
-        _ => parse_spec(spec).map(|d| (d, Vec::new())),
-    }
-}
-
-/// `key=value` settings of a hard disk: queue_depth.
-fn apply_hdd_keys(params: &mut crate::hdd::disk::HddParams, rest: &str) -> Result<(), String> {
-    for part in rest.split(',').filter(|p| !p.trim().is_empty()) {
-        let (key, value) = part.split_once('=').ok_or_else(|| format!("expected key=value, found '{part}'"))?;
-        match key.trim() {
-            "queue_depth" => {
-                params.queue_depth = match value.trim().parse::<u32>() {
-                    Ok(d) if (1..=65536).contains(&d) => d,
-                    _ => return Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
-                }
-            }
-            other => return Err(format!("unknown key '{other}' for a hard disk (keys: queue_depth)")),
-        }
-        params.name = format!("{},{}={}", params.name, key.trim(), value.trim());
-    }
-    Ok(())
-}
-
-/// Build the device a spec names (`simple` specs; use [`load_spec`] for every kind).
-pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
-    if spec.starts_with("disksim:") || spec.starts_with("hdd:") {
-        return load_spec(spec).map(|(d, _)| d);
-    }
-    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let mut parts = spec.split(',');
     let head = parts.next().unwrap_or("").trim();
     let (kind, preset) = match head.split_once(':') {
@@ -80,59 +42,86 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
         let (key, value) = part.split_once('=').ok_or_else(|| err(format!("expected key=value, found '{part}'")))?;
         pairs.push((key.trim(), value.trim()));
     }
-    match kind {
-        "simple" => {
-            if let Some(p) = preset {
-                return Err(err(format!("simple has no presets (found ':{p}'); set keys instead")));
-            }
-            let mut params = SimpleParams::default();
-            for (key, value) in pairs {
-                let number = |max: f64| -> Result<f64, SpecError> {
-                    match value.parse::<f64>() {
-                        Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Ok(v),
-                        _ => Err(err(format!("{key}: expected a number from 0 to {max}, found '{value}'"))),
-                    }
-                };
-                match key {
-                    "latency_us" => params.latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
-                    "flush_us" => params.flush_latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
-                    "bandwidth_mb_per_s" => {
-                        let v = number(1e9)?;
-                        if v * 1e6 < 1.0 {
-                            return Err(err(format!("{key}: expected a rate of at least 1 byte/s, found '{value}'")));
-                        }
-                        params.bandwidth_bytes_per_s = (v * 1e6).round() as u64;
-                    }
-                    "queue_depth" => {
-                        params.queue_depth = match value.parse::<u32>() {
-                            Ok(d) if (1..=65536).contains(&d) => d,
-                            _ => {
-                                return Err(err(format!("{key}: expected an integer from 1 to 65536, found '{value}'")))
-                            }
-                        }
-                    }
-                    "capacity_gib" => {
-                        let v = number(1e6)?;
-                        if v == 0.0 {
-                            return Err(err(format!("{key}: expected a size above 0, found '{value}'")));
-                        }
-                        params.capacity_bytes = (v * units::GIB as f64) as u64;
-                    }
-                    _ => {
-                        let known: Vec<&str> = SIMPLE_KEYS.iter().map(|(k, _)| *k).collect();
-                        return Err(err(format!("unknown key '{key}' for simple (keys: {})", known.join(", "))));
-                    }
-                }
-            }
-            Ok(Box::new(SimpleDevice::new(params)))
+    let available = "available: simple, hdd:PRESET, disksim:FILE.parv";
+    match (kind, preset) {
+        ("simple", None) => Ok((Box::new(SimpleDevice::new(simple_params(&pairs).map_err(err)?)), Vec::new())),
+        ("simple", Some(p)) => Err(err(format!("simple has no presets (found ':{p}'); set keys instead"))),
+        ("hdd", Some(name)) => {
+            let mut params = crate::hdd::preset::load(name).map_err(err)?;
+            apply_hdd_keys(&mut params, &pairs).map_err(err)?;
+            Ok((Box::new(Hdd::new(params)), Vec::new()))
         }
-        "hdd" | "disksim" => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
-        "ssd" => {
-            Err(err("device kind 'ssd' is not built yet; available: simple, hdd:PRESET, disksim:FILE.parv".into()))
+        ("disksim", Some(file)) => {
+            let mut built = crate::disksim::build::load(Path::new(file)).map_err(|e| err(e.to_string()))?;
+            apply_hdd_keys(&mut built.params, &pairs).map_err(err)?;
+            Ok((Box::new(Hdd::new(built.params)), built.warnings))
         }
-        "" => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
-        other => Err(err(format!("unknown device kind '{other}'; available: simple, hdd:PRESET, disksim:FILE.parv"))),
+        ("hdd" | "disksim", None) => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
+        ("ssd", _) => Err(err(format!("device kind 'ssd' is not built yet; {available}"))),
+        ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
+        (other, _) => Err(err(format!("unknown device kind '{other}'; {available}"))),
     }
+}
+
+/// Build the device a spec names, dropping warnings (tests and callers that print none).
+pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
+    load_spec(spec).map(|(device, _)| device)
+}
+
+fn queue_depth(value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(d) if (1..=65536).contains(&d) => Ok(d),
+        _ => Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
+    }
+}
+
+/// The `simple` device's parameters from its `key=value` settings.
+fn simple_params(pairs: &[(&str, &str)]) -> Result<SimpleParams, String> {
+    let mut params = SimpleParams::default();
+    for &(key, value) in pairs {
+        let number = |max: f64| -> Result<f64, String> {
+            match value.parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 && v <= max => Ok(v),
+                _ => Err(format!("{key}: expected a number from 0 to {max}, found '{value}'")),
+            }
+        };
+        match key {
+            "latency_us" => params.latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
+            "flush_us" => params.flush_latency_ns = (number(1e9)? * units::NS_PER_US as f64).round() as u64,
+            "bandwidth_mb_per_s" => {
+                let v = number(1e9)?;
+                if v * 1e6 < 1.0 {
+                    return Err(format!("{key}: expected a rate of at least 1 byte/s, found '{value}'"));
+                }
+                params.bandwidth_bytes_per_s = (v * 1e6).round() as u64;
+            }
+            "queue_depth" => params.queue_depth = queue_depth(value)?,
+            "capacity_gib" => {
+                let v = number(1e6)?;
+                if v == 0.0 {
+                    return Err(format!("{key}: expected a size above 0, found '{value}'"));
+                }
+                params.capacity_bytes = (v * units::GIB as f64) as u64;
+            }
+            _ => {
+                let known: Vec<&str> = SIMPLE_KEYS.iter().map(|(k, _)| *k).collect();
+                return Err(format!("unknown key '{key}' for simple (keys: {})", known.join(", ")));
+            }
+        }
+    }
+    Ok(params)
+}
+
+/// A hard disk's `key=value` settings: queue_depth. Each is added to the model's name, so reports say it.
+fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<(), String> {
+    for &(key, value) in pairs {
+        match key {
+            "queue_depth" => params.queue_depth = queue_depth(value)?,
+            other => return Err(format!("unknown key '{other}' for a hard disk (keys: queue_depth)")),
+        }
+        params.name = format!("{},{key}={value}", params.name);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

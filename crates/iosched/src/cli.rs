@@ -45,7 +45,7 @@ pub struct SimArgs {
     /// A fio job file
     pub jobfile: PathBuf,
     /// Device model: simple[,latency_us=N][,bandwidth_mb_per_s=N][,flush_us=N][,queue_depth=N][,capacity_gib=N]
-    #[arg(long, default_value = "simple")]
+    #[arg(long, default_value = iosched_device::spec::DEFAULT_SPEC)]
     pub device: String,
     /// Scheduling policy (see 'iosched policies')
     #[arg(long, default_value = "noop")]
