@@ -22,11 +22,6 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'")))?;
         workload.override_runtime(ns);
     }
-    workload.check(device.capacity_bytes()).map_err(bad)?;
-    // Warnings once the input is accepted, so that an error stays one line.
-    for w in warnings {
-        eprintln!("iosched: warning: {w}");
-    }
     let started = Instant::now();
     let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })
         .map_err(|e| match e {
@@ -34,6 +29,10 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             other => CliError::Failed(other.to_string()),
         })?;
     let wall = started.elapsed();
+    // Warnings once the input has been accepted, so that an error stays one line.
+    for w in warnings {
+        eprintln!("iosched: warning: {w}");
+    }
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
     } else {
