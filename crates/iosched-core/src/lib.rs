@@ -9,6 +9,7 @@
 //! - [`rng`]: the deterministic random-number source of simulations.
 //! - [`units`]: time and size conversions, done at the edges only.
 
+pub mod input;
 pub mod policies;
 pub mod policy;
 pub mod registry;

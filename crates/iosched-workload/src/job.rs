@@ -2,20 +2,8 @@
 //! think time, limits). Readers (fio job files now, other front ends later) fill this type; the engines run it.
 
 use iosched_core::request::{IoClass, Op, LEVEL_DEFAULT};
-use std::fmt;
 
-/// Where something was defined, for error messages.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Location {
-    pub file: String,
-    pub line: usize,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
-    }
-}
+pub use iosched_core::input::Location;
 
 /// Which directions a job issues (fio's rw without the rand prefix).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -123,7 +123,7 @@ const MECH_KEYS: &[&str] = &[
 ];
 
 fn err(loc: &Loc, message: String) -> ParamError {
-    ParamError { loc: loc.clone(), message }
+    ParamError::new(loc.clone(), message)
 }
 
 fn warn_unknown(block: &Block, known: &[&str], warnings: &mut Vec<String>) {
@@ -160,9 +160,10 @@ fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamErr
             return Err(err(loc, format!("instantiate names '{type_name}', which no block defines")));
         }
     }
-    file.blocks.iter().find(|b| b.type_name == "disksim_disk").ok_or_else(|| {
-        err(&Loc { file: parv.to_path_buf(), line: 0 }, "no disksim_disk block: expected a disk to simulate".into())
-    })
+    file.blocks
+        .iter()
+        .find(|b| b.type_name == "disksim_disk")
+        .ok_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into()))
 }
 
 pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
@@ -273,7 +274,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         }
         "extracted" => {
             let (name, loc) = mech.word("Full seek curve")?;
-            let path = mech.loc.file.parent().unwrap_or(Path::new(".")).join(name);
+            let path = Path::new(&mech.loc.file).parent().unwrap_or(Path::new(".")).join(name);
             SeekCurve::Extracted { points: read_seek_file(&path, loc)? }
         }
         other => {
@@ -393,7 +394,7 @@ fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
 pub fn read_seek_file(path: &Path, from: &Loc) -> Result<Vec<(u32, f64)>, ParamError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| err(from, format!("cannot read seek curve {}: {e}", path.display())))?;
-    let at = |line: usize| Loc { file: path.to_path_buf(), line };
+    let at = |line: usize| Loc { file: path.display().to_string(), line };
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
     let (_, header) =
         lines.next().ok_or_else(|| err(&at(1), "empty seek file: expected 'Seek distances measured: N'".into()))?;

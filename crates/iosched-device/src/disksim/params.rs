@@ -6,36 +6,9 @@
 //! also `source FILE`, `instantiate [ names ] as TYPE` and `topology TYPE NAME [ ... ]`. `source` paths
 //! resolve relative to the including file.
 
-use std::fmt;
+use iosched_core::input::read_text;
+pub use iosched_core::input::{InputError as ParamError, Location as Loc};
 use std::path::{Path, PathBuf};
-
-/// Where something is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Loc {
-    pub file: PathBuf,
-    pub line: usize,
-}
-
-impl fmt::Display for Loc {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file.display(), self.line)
-    }
-}
-
-/// A problem in a parameter file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError {
-    pub loc: Loc,
-    pub message: String,
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.loc, self.message)
-    }
-}
-
-impl std::error::Error for ParamError {}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -157,7 +130,7 @@ fn lex(text: &str) -> Vec<(Tok, usize)> {
 impl Lexer {
     fn loc(&self) -> Loc {
         let line = self.toks.get(self.pos).map_or(self.last_line, |(_, l)| *l);
-        Loc { file: self.file.clone(), line }
+        Loc { file: self.file.display().to_string(), line }
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -175,7 +148,7 @@ impl Lexer {
     }
 
     fn err(&self, message: String) -> ParamError {
-        ParamError { loc: self.loc(), message }
+        ParamError { location: self.loc(), message }
     }
 
     fn found(&self) -> String {
@@ -210,10 +183,11 @@ pub fn read_file(path: &Path) -> Result<ParamFile, ParamError> {
     Ok(out)
 }
 
+/// The text of `path`; an error is placed at `from` (the line that sourced it) when there is one.
 fn open(path: &Path, from: Option<&Loc>) -> Result<String, ParamError> {
-    std::fs::read_to_string(path).map_err(|e| ParamError {
-        loc: from.cloned().unwrap_or(Loc { file: path.to_path_buf(), line: 0 }),
-        message: format!("cannot read {}: {e}", path.display()),
+    read_text(path, &path.display().to_string()).map_err(|e| match from {
+        Some(loc) => ParamError::new(loc.clone(), e.message),
+        None => e,
     })
 }
 
@@ -245,12 +219,12 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                 let loc = lx.loc();
                 let name = lx.word("a file name after 'source'")?;
                 if depth >= MAX_SOURCE_DEPTH {
-                    return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
+                    return Err(ParamError { location: loc, message: "'source' nested too deeply (a loop?)".into() });
                 }
                 let included = resolve(path, &name);
                 if !included.is_file() {
                     return Err(ParamError {
-                        loc,
+                        location: loc,
                         message: format!("cannot read {}: no such file", included.display()),
                     });
                 }
@@ -265,7 +239,12 @@ fn read_into(path: &Path, out: &mut ParamFile, depth: usize) -> Result<(), Param
                         Some(Tok::Word(w)) => names.push(w),
                         Some(Tok::Comma) => {}
                         Some(Tok::LClose) => break,
-                        _ => return Err(ParamError { loc, message: "expected names and ']' in 'instantiate'".into() }),
+                        _ => {
+                            return Err(ParamError {
+                                location: loc,
+                                message: "expected names and ']' in 'instantiate'".into(),
+                            })
+                        }
                     }
                 }
                 let as_word = lx.word("'as'")?;
@@ -369,7 +348,7 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
             lx.pos += 1;
             let name = lx.word("a file name after 'source'")?;
             if depth >= MAX_SOURCE_DEPTH {
-                return Err(ParamError { loc, message: "'source' nested too deeply (a loop?)".into() });
+                return Err(ParamError { location: loc, message: "'source' nested too deeply (a loop?)".into() });
             }
             let included = resolve(path, &name);
             let text = open(&included, Some(&loc))?;
@@ -420,7 +399,7 @@ impl Block {
     }
 
     fn missing(&self, key: &str) -> ParamError {
-        ParamError { loc: self.loc.clone(), message: format!("{} has no '{key}'", self.display_name()) }
+        ParamError { location: self.loc.clone(), message: format!("{} has no '{key}'", self.display_name()) }
     }
 
     pub fn number(&self, key: &str) -> Result<f64, ParamError> {
@@ -428,7 +407,7 @@ impl Block {
         match &v.value {
             Value::Number(n) => Ok(*n),
             other => Err(ParamError {
-                loc: v.loc.clone(),
+                location: v.loc.clone(),
                 message: format!("{key}: expected a number, found {}", other.describe()),
             }),
         }
@@ -448,7 +427,7 @@ impl Block {
         let loc = self.get(key).map(|v| v.loc.clone()).unwrap_or(self.loc.clone());
         if n.fract() != 0.0 || n < min as f64 || n > max as f64 {
             return Err(ParamError {
-                loc,
+                location: loc,
                 message: format!("{key}: expected an integer from {min} to {max}, found {n}"),
             });
         }
@@ -468,7 +447,7 @@ impl Block {
         match &v.value {
             Value::Word(w) => Ok((w.as_str(), &v.loc)),
             other => Err(ParamError {
-                loc: v.loc.clone(),
+                location: v.loc.clone(),
                 message: format!("{key}: expected a word, found {}", other.describe()),
             }),
         }
@@ -479,7 +458,7 @@ impl Block {
         match &v.value {
             Value::Block(b) => Ok(b),
             other => Err(ParamError {
-                loc: v.loc.clone(),
+                location: v.loc.clone(),
                 message: format!("{key}: expected a block, found {}", other.describe()),
             }),
         }
@@ -490,7 +469,7 @@ impl Block {
         match &v.value {
             Value::List(items) => Ok(items),
             other => Err(ParamError {
-                loc: v.loc.clone(),
+                location: v.loc.clone(),
                 message: format!("{key}: expected a list [ ... ], found {}", other.describe()),
             }),
         }
@@ -503,7 +482,7 @@ impl Block {
             .map(|item| match &item.value {
                 Value::Number(n) if n.fract() == 0.0 && *n >= min as f64 && *n <= max as f64 => Ok(*n as i64),
                 other => Err(ParamError {
-                    loc: item.loc.clone(),
+                    location: item.loc.clone(),
                     message: format!("{key}: expected integers from {min} to {max}, found {}", other.describe()),
                 }),
             })
@@ -553,7 +532,7 @@ mod tests {
         let model = disk.block("Model").unwrap();
         assert_eq!(model.int("Number of data surfaces", 1, 100).unwrap(), 2);
         assert_eq!(model.list("Zones").unwrap().len(), 2);
-        assert_eq!(model.loc.file, d.join("m.model"));
+        assert_eq!(model.loc.file, d.join("m.model").display().to_string());
         assert_eq!(f.instances[0].0, vec!["disk0".to_string()]);
     }
 

@@ -13,16 +13,10 @@ pub mod values;
 use crate::job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
-use thiserror::Error;
 use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, TimeUnit};
 
 /// A problem in a job file, with where it is.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{location}: {message}")]
-pub struct JobFileError {
-    pub location: Location,
-    pub message: String,
-}
+pub type JobFileError = iosched_core::input::InputError;
 
 /// Options this reader gives their fio meaning.
 pub const SUPPORTED: &[&str] = &[
@@ -135,16 +129,8 @@ const NON_BLOCK_ENGINES: &[&str] = &[
 
 /// Read a job file.
 pub fn parse_file(path: &Path) -> Result<Vec<JobSpec>, JobFileError> {
-    let file = path.display().to_string();
-    let text = std::fs::read(path).map_err(|e| JobFileError {
-        location: Location { file: file.clone(), line: 0 },
-        message: format!("cannot read job file: {e}"),
-    })?;
-    let text = String::from_utf8(text).map_err(|e| JobFileError {
-        location: Location { file: file.clone(), line: 0 },
-        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
-    })?;
-    parse_str(&text, &file)
+    let text = iosched_core::input::read_text(path, "job file")?;
+    parse_str(&text, &path.display().to_string())
 }
 
 /// Read job-file text; `file` names it in errors.

@@ -21,12 +21,8 @@ pub struct ValidateRecord {
 
 /// Read a validate trace.
 pub fn read(path: &Path) -> Result<Vec<ValidateRecord>, TraceError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| TraceError {
-        location: Location { file: file.clone(), line: 0 },
-        message: format!("cannot read trace: {e}"),
-    })?;
-    parse(&text, &file)
+    let text = iosched_core::input::read_text(path, "trace")?;
+    parse(&text, &path.display().to_string())
 }
 
 /// Parse validate-trace text; `file` names it in errors.

@@ -2,13 +2,5 @@
 
 pub mod disksim_validate;
 
-use crate::job::Location;
-use thiserror::Error;
-
-/// A problem in a trace file.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{location}: {message}")]
-pub struct TraceError {
-    pub location: Location,
-    pub message: String,
-}
+/// A problem in a trace file: file, line and reason.
+pub type TraceError = iosched_core::input::InputError;
