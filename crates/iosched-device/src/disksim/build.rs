@@ -170,22 +170,13 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let mut warnings = Vec::new();
     let disk = find_disk(file, parv)?;
     warn_unknown(disk, DISK_KEYS, &mut warnings);
-    let model = disk.block("Model")?;
-    if model.type_name != "dm_disk" {
-        return Err(err(&model.loc, format!("Model: expected a dm_disk block, found {}", model.type_name)));
-    }
+    let model = disk.typed_block("Model", "dm_disk")?;
     warn_unknown(model, MODEL_KEYS, &mut warnings);
     let surfaces = model.int("Number of data surfaces", 1, 1 << 16)? as u32;
     let cylinders = model.int("Number of cylinders", 1, 1 << 30)? as u32;
 
     // Layout.
-    let lay = model.block("Layout Model")?;
-    if lay.type_name != "dm_layout_g1" {
-        return Err(err(
-            &lay.loc,
-            format!("Layout Model: expected dm_layout_g1, found {} (not supported)", lay.type_name),
-        ));
-    }
+    let lay = model.typed_block("Layout Model", "dm_layout_g1")?;
     warn_unknown(lay, LAYOUT_KEYS, &mut warnings);
     let mapping_no = lay.int("LBN-to-PBN mapping scheme", 0, 4)?;
     let mapping = Mapping::from_disksim(mapping_no).ok_or_else(|| {
@@ -235,13 +226,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     }
 
     // Mechanics.
-    let mech = model.block("Mechanical Model")?;
-    if mech.type_name != "dm_mech_g1" {
-        return Err(err(
-            &mech.loc,
-            format!("Mechanical Model: expected dm_mech_g1, found {} (not supported)", mech.type_name),
-        ));
-    }
+    let mech = model.typed_block("Mechanical Model", "dm_mech_g1")?;
     warn_unknown(mech, MECH_KEYS, &mut warnings);
     if let Ok((kind, loc)) = mech.word("Access time type") {
         if kind != "trackSwitchPlusRotation" {

@@ -414,11 +414,7 @@ impl Block {
     }
 
     pub fn number_or(&self, key: &str, default: f64) -> Result<f64, ParamError> {
-        if self.get(key).is_some() {
-            self.number(key)
-        } else {
-            Ok(default)
-        }
+        self.get(key).map_or(Ok(default), |_| self.number(key))
     }
 
     /// An integer within `min..=max`.
@@ -435,11 +431,7 @@ impl Block {
     }
 
     pub fn int_or(&self, key: &str, min: i64, max: i64, default: i64) -> Result<i64, ParamError> {
-        if self.get(key).is_some() {
-            self.int(key, min, max)
-        } else {
-            Ok(default)
-        }
+        self.get(key).map_or(Ok(default), |_| self.int(key, min, max))
     }
 
     pub fn word(&self, key: &str) -> Result<(&str, &Loc), ParamError> {
@@ -462,6 +454,18 @@ impl Block {
                 message: format!("{key}: expected a block, found {}", other.describe()),
             }),
         }
+    }
+
+    /// A nested block of type `type_name` (the only one the model supports there).
+    pub fn typed_block(&self, key: &str, type_name: &str) -> Result<&Block, ParamError> {
+        let b = self.block(key)?;
+        if b.type_name != type_name {
+            return Err(ParamError::new(
+                b.loc.clone(),
+                format!("{key}: expected a {type_name} block, found {} (not supported)", b.type_name),
+            ));
+        }
+        Ok(b)
     }
 
     pub fn list(&self, key: &str) -> Result<&[Spanned], ParamError> {
@@ -559,5 +563,12 @@ mod tests {
         assert!(b.number("N").unwrap_err().to_string().contains("t.parv:1: N: expected a number, found 'x'"));
         assert!(b.int_list("L", 0, 9).unwrap_err().to_string().contains("L: expected integers"));
         assert!(b.number("Z").unwrap_err().to_string().contains("b B has no 'Z'"));
+        let p = write(&d, "u.parv", "b B { L = dm_layout_g2 { x = 1 } }\n");
+        let f = read_file(&p).unwrap();
+        let err = f.block_named("B").unwrap().typed_block("L", "dm_layout_g1").unwrap_err().to_string();
+        assert!(
+            err.contains("u.parv:1: L: expected a dm_layout_g1 block, found dm_layout_g2 (not supported)"),
+            "{err}"
+        );
     }
 }
