@@ -430,8 +430,9 @@ impl Hdd {
         // Served by the read-ahead in progress?
         if let Some(ra) = &self.read_ahead {
             let seg = &self.segments[ra.segment];
-            if c.enabled && lbn >= seg.start && lbn <= ra.valid_end(t_ns) && end <= ra.limit() {
-                let first_ready = ra.valid_end(t_ns) > lbn;
+            let buffered_end = ra.valid_end(t_ns);
+            if c.enabled && lbn >= seg.start && lbn <= buffered_end && end <= ra.limit() {
+                let first_ready = buffered_end > lbn;
                 let overhead = o.per_request_ns
                     + if first_ready {
                         self.read_hit_overhead(lbn, o)
