@@ -311,24 +311,51 @@ impl Hdd {
             t += seek;
             let spt = self.p.layout.sectors_per_track(pbn.cylinder) as f64;
             let sector_ns = self.period_ns / spt;
-            if let Some((t0, per_block)) = data {
-                // Block k of this run is under the head at start + (k+1) x sector and in the buffer at
-                // t0 + (l - lbn + k + 1) x per_block; the binding block is the first or the last of the run.
-                let ready = |k: u64| t0 + (l - lbn + k + 1) as f64 * per_block - (k + 1) as f64 * sector_ns;
-                t = t.max(ready(0)).max(ready(n - 1));
-            }
             if l == lbn {
                 self.first_on_track_ns = t;
             }
             t += self.rotational_wait_ns(t, self.p.layout.sector_angle(pbn));
-            let run = Run { lbn: l, blocks: n, start_ns: t, sector_ns };
-            t = run.end_ns();
-            self.runs.push(run);
+            match data {
+                None => {
+                    let run = Run { lbn: l, blocks: n, start_ns: t, sector_ns };
+                    t = run.end_ns();
+                    self.runs.push(run);
+                }
+                Some((t0, per_block)) => {
+                    t = self.write_runs(t, l, n, sector_ns, t0 + (l - lbn) as f64 * per_block, per_block)
+                }
+            }
             self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
             l += n;
         }
         self.stats.media_blocks += end - lbn;
         t
+    }
+
+    /// Write `blocks` blocks from `lbn`, the head at the first one's sector at `start_ns`, as DiskSim writes: a
+    /// sector is written when its block is in the buffer as the sector starts under the head; a sector whose
+    /// block has not arrived passes by, and the write goes on from it one turn later. Block k of this track's
+    /// blocks is in the buffer at `t0 + (k + 1) x per_block`. Appends one run per unbroken pass and returns
+    /// the end time.
+    fn write_runs(&mut self, start_ns: f64, lbn: u64, blocks: u64, sector_ns: f64, t0: f64, per_block: f64) -> f64 {
+        let mut start = start_ns;
+        let mut done = 0;
+        while done < blocks {
+            // How late block `done + k` is at its sector: linear in k, so a pass breaks where it turns positive.
+            let lag0 = t0 + (done + 1) as f64 * per_block - start;
+            if lag0 > 1e-9 {
+                start += (lag0 / self.period_ns).ceil() * self.period_ns;
+                continue;
+            }
+            let slope = per_block - sector_ns;
+            let unbroken =
+                if slope > 0.0 { ((-lag0 / slope).floor() as u64 + 1).min(blocks - done) } else { blocks - done };
+            let run = Run { lbn: lbn + done, blocks: unbroken, start_ns: start, sector_ns };
+            self.runs.push(run);
+            start = run.end_ns();
+            done += unbroken;
+        }
+        start
     }
 
     /// Stop read-ahead at `t_ns`: keep what it read, free the actuator at the end of the sector under the head.
@@ -638,10 +665,12 @@ impl Hdd {
                 s.end = s.start;
             }
         }
-        // When the data starts to move, and the earliest the actuator may start for this write.
+        // When the data starts to move, and the earliest the actuator may start for this write. With an extra
+        // write disconnect the drive takes the command, disconnects, waits, and reselects to take the data,
+        // paying the data preparation overhead on that reselection (as DiskSim's disk_check_bus does).
         let (mut data_start, mechanics_start) = match o.extra_write_disconnect {
             Some(x) if !fast && idle => (
-                t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns,
+                t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns,
                 t_ns + x.command_ns + x.seek_delta_ns,
             ),
             _ => (t_ns + overhead, t_ns + overhead),
@@ -740,5 +769,50 @@ impl Device for Hdd {
             ("seeks".into(), StatValue::Count(s.seeks)),
             ("media_blocks".into(), StatValue::Count(s.media_blocks)),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn drive() -> Hdd {
+        Hdd::new(super::super::preset::load("sata7200").unwrap())
+    }
+
+    #[test]
+    fn a_write_whose_data_keeps_ahead_of_the_head_is_one_pass() {
+        let mut d = drive();
+        let sector = d.period_ns / 1000.0;
+        // Every block in the buffer well before its sector: one unbroken pass of 8 sectors.
+        let end = d.write_runs(1e6, 0, 8, sector, 0.0, 10.0);
+        assert_eq!(d.runs.len(), 1);
+        assert!((end - (1e6 + 8.0 * sector)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_sector_whose_block_has_not_arrived_costs_a_turn_mid_track() {
+        let mut d = drive();
+        let sector = d.period_ns / 1000.0;
+        // The bus brings a block every two sector times: block 0 is in just as its sector starts, block 1 is in
+        // at start + 2 sectors but its sector starts at start + 1 sector, so the pass breaks after block 0 and
+        // goes on from block 1 one turn later.
+        let start = 1e6;
+        let end = d.write_runs(start, 0, 2, sector, start - 2.0 * sector, 2.0 * sector);
+        assert_eq!(d.runs.len(), 2, "{:?}", d.runs);
+        assert_eq!((d.runs[0].blocks, d.runs[1].blocks), (1, 1));
+        assert!((d.runs[1].start_ns - (start + sector + d.period_ns)).abs() < 1e-6);
+        assert!((end - (start + 2.0 * sector + d.period_ns)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_first_block_not_yet_in_waits_whole_turns() {
+        let mut d = drive();
+        let sector = d.period_ns / 1000.0;
+        // Block 0 arrives 2.5 turns after the head first passes its sector: the write starts 3 turns later.
+        let start = 1e6;
+        let end = d.write_runs(start, 0, 1, sector, start + 2.5 * d.period_ns - sector, sector);
+        assert!((d.runs[0].start_ns - (start + 3.0 * d.period_ns)).abs() < 1e-6);
+        assert!((end - d.runs[0].end_ns()).abs() < 1e-6);
     }
 }
