@@ -9,6 +9,7 @@ pub mod disksim;
 pub mod hdd;
 pub mod simple;
 pub mod spec;
+pub mod ssd;
 
 pub use device::{Completion, Device};
 pub use spec::{load_spec, parse_spec, SpecError};

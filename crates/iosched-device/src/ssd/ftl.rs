@@ -1,0 +1,431 @@
+//! A page-mapping flash translation layer with garbage collection: where each logical page lives, which
+//! physical pages are valid, and which block to clean next. No timing: the drive model ([`super::drive`]) asks
+//! it where to read and program and charges the die time; preconditioning drives it directly.
+//!
+//! Layout follows MQSim's static allocation: logical page `lpn` belongs to die `lpn % dies`, so each die is an
+//! independent FTL over its share of the logical space. Within a die, host writes append to an open block and
+//! garbage-collection copies append to a separate open block. When a die's free blocks fall under
+//! `gc_free_blocks`, it cleans one victim: greedy (fewest valid pages) or cost-benefit (lowest
+//! u / ((1 - u) x age), age in blocks written since the victim was last written), copies the victim's valid
+//! pages and erases it. Trim invalidates mappings without writing.
+//!
+//! Mappings are stored as `value + 1` with 0 for "none", so the tables come from zeroed memory the operating
+//! system hands out lazily: a large drive costs memory only where it is touched.
+
+use iosched_core::rng::SimRng;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcPolicy {
+    Greedy,
+    CostBenefit,
+}
+
+/// The shape the FTL manages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FtlGeometry {
+    pub dies: u32,
+    pub blocks_per_die: u32,
+    pub pages_per_block: u32,
+    pub logical_pages: u64,
+    /// Clean when a die has fewer free blocks than this.
+    pub gc_free_blocks: u32,
+    pub gc_policy: GcPolicy,
+}
+
+impl FtlGeometry {
+    pub fn physical_pages(&self) -> u64 {
+        self.dies as u64 * self.blocks_per_die as u64 * self.pages_per_block as u64
+    }
+
+    /// Physical over logical capacity minus one.
+    pub fn over_provisioning(&self) -> f64 {
+        self.physical_pages() as f64 / self.logical_pages as f64 - 1.0
+    }
+
+    /// Why this geometry cannot work, if it cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if self.dies == 0 || self.blocks_per_die == 0 || self.pages_per_block == 0 {
+            return Err("dies, blocks and pages per block must be at least 1".into());
+        }
+        if self.physical_pages() > u32::MAX as u64 - 1 {
+            return Err(format!("{} physical pages is more than this FTL addresses (2^32 - 2)", self.physical_pages()));
+        }
+        if self.gc_free_blocks < 2 || self.gc_free_blocks + 2 >= self.blocks_per_die {
+            return Err(format!(
+                "gc_free_blocks {} must be at least 2 and leave room in a die of {} blocks",
+                self.gc_free_blocks, self.blocks_per_die
+            ));
+        }
+        // Each die needs its share of logical pages plus the free blocks and two open blocks.
+        let per_die_logical = self.logical_pages.div_ceil(self.dies as u64);
+        let usable = (self.blocks_per_die - self.gc_free_blocks - 2) as u64 * self.pages_per_block as u64;
+        if per_die_logical > usable {
+            return Err(format!(
+                "over-provisioning {:.3} is too small: a die holds {usable} pages beyond its reserve, its share of the \
+                 logical space is {per_die_logical}",
+                self.over_provisioning()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A physical page: (die, block within die, page within block) flattened.
+pub type Ppn = u64;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FtlCounters {
+    pub host_pages: u64,
+    pub gc_pages: u64,
+    pub erases: u64,
+    pub trimmed_pages: u64,
+}
+
+impl FtlCounters {
+    /// (host + garbage-collection programs) / host programs; 1 before any write.
+    pub fn write_amplification(&self) -> f64 {
+        if self.host_pages == 0 {
+            1.0
+        } else {
+            (self.host_pages + self.gc_pages) as f64 / self.host_pages as f64
+        }
+    }
+}
+
+struct Die {
+    free: Vec<u32>,
+    host_open: Option<u32>,
+    gc_open: Option<u32>,
+    /// Blocks written on this die, for cost-benefit ages.
+    blocks_opened: u64,
+}
+
+pub struct Ftl {
+    g: FtlGeometry,
+    /// lpn -> ppn + 1.
+    l2p: Vec<u32>,
+    /// ppn -> lpn + 1 while the page is valid.
+    p2l: Vec<u32>,
+    /// Per global block: valid pages, pages written, when it was opened.
+    valid: Vec<u32>,
+    written: Vec<u32>,
+    opened_at: Vec<u64>,
+    dies: Vec<Die>,
+    counters: FtlCounters,
+}
+
+/// What cleaning one victim did, for the drive to charge: valid pages copied (from, to), then one erase.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GcWork {
+    pub copies: Vec<(Ppn, Ppn)>,
+    /// The erased block's first page.
+    pub erased: Ppn,
+}
+
+impl Ftl {
+    pub fn new(g: FtlGeometry) -> Result<Ftl, String> {
+        g.check()?;
+        let blocks = g.dies as usize * g.blocks_per_die as usize;
+        let dies = (0..g.dies)
+            .map(|_| Die {
+                free: (0..g.blocks_per_die).rev().collect(),
+                host_open: None,
+                gc_open: None,
+                blocks_opened: 0,
+            })
+            .collect();
+        Ok(Ftl {
+            g,
+            l2p: vec![0; g.logical_pages as usize],
+            p2l: vec![0; g.physical_pages() as usize],
+            valid: vec![0; blocks],
+            written: vec![0; blocks],
+            opened_at: vec![0; blocks],
+            dies,
+            counters: FtlCounters::default(),
+        })
+    }
+
+    pub fn geometry(&self) -> &FtlGeometry {
+        &self.g
+    }
+
+    pub fn counters(&self) -> FtlCounters {
+        self.counters
+    }
+
+    pub fn reset_counters(&mut self) {
+        self.counters = FtlCounters::default();
+    }
+
+    pub fn die_of_lpn(&self, lpn: u64) -> u32 {
+        (lpn % self.g.dies as u64) as u32
+    }
+
+    pub fn die_of_ppn(&self, ppn: Ppn) -> u32 {
+        (ppn / (self.g.blocks_per_die as u64 * self.g.pages_per_block as u64)) as u32
+    }
+
+    /// Where a logical page lives, if it was written and not trimmed since.
+    pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
+        match self.l2p[lpn as usize] {
+            0 => None,
+            p => Some(p as u64 - 1),
+        }
+    }
+
+    pub fn free_blocks(&self, die: u32) -> u32 {
+        self.dies[die as usize].free.len() as u32
+    }
+
+    /// Whether `die` is below its free-block threshold.
+    pub fn needs_gc(&self, die: u32) -> bool {
+        self.free_blocks(die) < self.g.gc_free_blocks
+    }
+
+    fn global_block(&self, die: u32, block: u32) -> usize {
+        die as usize * self.g.blocks_per_die as usize + block as usize
+    }
+
+    fn invalidate(&mut self, ppn: Ppn) {
+        let block = (ppn / self.g.pages_per_block as u64) as usize;
+        self.p2l[ppn as usize] = 0;
+        self.valid[block] -= 1;
+    }
+
+    /// Append `lpn` to the die's host or GC open block, opening a free block if needed.
+    fn append(&mut self, die: u32, lpn: u64, gc: bool) -> Ppn {
+        let ppb = self.g.pages_per_block;
+        let d = &mut self.dies[die as usize];
+        let open = if gc { d.gc_open } else { d.host_open };
+        let block = match open {
+            Some(b) => b,
+            None => {
+                let b = d.free.pop().expect("FTL invariant: a die never runs out of free blocks (GC keeps a reserve)");
+                d.blocks_opened += 1;
+                let opened = d.blocks_opened;
+                if gc {
+                    d.gc_open = Some(b);
+                } else {
+                    d.host_open = Some(b);
+                }
+                let gb = self.global_block(die, b);
+                self.opened_at[gb] = opened;
+                b
+            }
+        };
+        let gb = self.global_block(die, block);
+        let page = self.written[gb];
+        self.written[gb] += 1;
+        self.valid[gb] += 1;
+        if self.written[gb] == ppb {
+            let d = &mut self.dies[die as usize];
+            if gc {
+                d.gc_open = None;
+            } else {
+                d.host_open = None;
+            }
+        }
+        let ppn = gb as u64 * ppb as u64 + page as u64;
+        self.p2l[ppn as usize] = (lpn + 1) as u32;
+        self.l2p[lpn as usize] = (ppn + 1) as u32;
+        ppn
+    }
+
+    /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its die.
+    /// Call [`Ftl::collect`] while [`Ftl::needs_gc`] says so.
+    pub fn write(&mut self, lpn: u64) -> Ppn {
+        if let Some(old) = self.lookup(lpn) {
+            self.invalidate(old);
+        }
+        self.counters.host_pages += 1;
+        let die = self.die_of_lpn(lpn);
+        self.append(die, lpn, false)
+    }
+
+    /// Trim one logical page.
+    pub fn trim(&mut self, lpn: u64) {
+        if let Some(old) = self.lookup(lpn) {
+            self.invalidate(old);
+            self.l2p[lpn as usize] = 0;
+            self.counters.trimmed_pages += 1;
+        }
+    }
+
+    /// The block to clean on `die`: a full block that is not open, by the configured policy.
+    fn victim(&self, die: u32) -> Option<u32> {
+        let d = &self.dies[die as usize];
+        let ppb = self.g.pages_per_block;
+        let mut best: Option<(f64, u32)> = None;
+        for b in 0..self.g.blocks_per_die {
+            if Some(b) == d.host_open || Some(b) == d.gc_open {
+                continue;
+            }
+            let gb = self.global_block(die, b);
+            if self.written[gb] != ppb {
+                continue; // free (erased) blocks have written == 0
+            }
+            let v = self.valid[gb];
+            let score = match self.g.gc_policy {
+                GcPolicy::Greedy => v as f64,
+                GcPolicy::CostBenefit => {
+                    // Lowest u / ((1 - u) x age) first; a block with no valid page costs nothing to clean.
+                    let u = v as f64 / ppb as f64;
+                    let age = (d.blocks_opened - self.opened_at[gb]).max(1) as f64;
+                    if v == 0 {
+                        f64::NEG_INFINITY
+                    } else {
+                        u / ((1.0 - u).max(1e-9) * age)
+                    }
+                }
+            };
+            if best.is_none_or(|(s, _)| score < s) {
+                best = Some((score, b));
+            }
+        }
+        best.map(|(_, b)| b)
+    }
+
+    /// Clean one victim block on `die`: copy its valid pages to the die's GC block and erase it. `None` if no
+    /// block can be cleaned.
+    pub fn collect(&mut self, die: u32) -> Option<GcWork> {
+        let mut work = GcWork::default();
+        self.collect_into(die, &mut work).then_some(work)
+    }
+
+    /// [`Ftl::collect`] reusing `work`'s allocation.
+    pub fn collect_into(&mut self, die: u32, work: &mut GcWork) -> bool {
+        work.copies.clear();
+        let Some(victim) = self.victim(die) else { return false };
+        let ppb = self.g.pages_per_block as u64;
+        let gb = self.global_block(die, victim);
+        let first = gb as u64 * ppb;
+        for ppn in first..first + ppb {
+            let lpn1 = self.p2l[ppn as usize];
+            if lpn1 != 0 {
+                self.invalidate(ppn);
+                let to = self.append(die, lpn1 as u64 - 1, true);
+                work.copies.push((ppn, to));
+                self.counters.gc_pages += 1;
+            }
+        }
+        debug_assert_eq!(self.valid[gb], 0);
+        self.written[gb] = 0;
+        self.dies[die as usize].free.insert(0, victim);
+        self.counters.erases += 1;
+        work.erased = first;
+        true
+    }
+
+    /// Clean `die` until it is back at its threshold.
+    pub fn collect_until_ok(&mut self, die: u32, work: &mut GcWork) {
+        while self.needs_gc(die) && self.collect_into(die, work) {}
+    }
+
+    /// Write every logical page once, in order (a sequential fill).
+    pub fn fill_sequential(&mut self) {
+        let mut work = GcWork::default();
+        for lpn in 0..self.g.logical_pages {
+            self.write(lpn);
+            let die = self.die_of_lpn(lpn);
+            self.collect_until_ok(die, &mut work);
+        }
+    }
+
+    /// `count` uniformly random single-page overwrites (deterministic for a seed).
+    pub fn random_overwrites(&mut self, count: u64, seed: u64) {
+        let mut rng = SimRng::new(seed, 0x55d);
+        let mut work = GcWork::default();
+        for _ in 0..count {
+            let lpn = rng.below(self.g.logical_pages);
+            self.write(lpn);
+            let die = self.die_of_lpn(lpn);
+            self.collect_until_ok(die, &mut work);
+        }
+    }
+}
+
+/// Write amplification of greedy cleaning under uniform random overwrites for over-provisioning `op`
+/// (Xiang and Kurkoski, arXiv 1110.4245): with alpha = 1 + op, WA = alpha / (alpha + W0(-alpha e^-alpha)).
+pub fn lambert_w_write_amplification(op: f64) -> f64 {
+    let alpha = 1.0 + op;
+    let x = -alpha * (-alpha).exp();
+    // W0 on [-1/e, 0) by Halley's iteration from a branch-point series start.
+    let p = (2.0 * (std::f64::consts::E * x + 1.0)).max(0.0).sqrt();
+    let mut w = -1.0 + p - p * p / 3.0 + 11.0 / 72.0 * p * p * p;
+    for _ in 0..50 {
+        let ew = w.exp();
+        let f = w * ew - x;
+        let next = w - f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
+        if (next - w).abs() < 1e-15 {
+            w = next;
+            break;
+        }
+        w = next;
+    }
+    alpha / (alpha + w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geometry(op: f64, policy: GcPolicy) -> FtlGeometry {
+        let dies = 4;
+        let blocks_per_die = 512;
+        let pages_per_block = 128;
+        let physical = (dies * blocks_per_die * pages_per_block) as f64;
+        FtlGeometry {
+            dies,
+            blocks_per_die,
+            pages_per_block,
+            logical_pages: (physical / (1.0 + op)) as u64,
+            gc_free_blocks: 2,
+            gc_policy: policy,
+        }
+    }
+
+    #[test]
+    fn lambert_formula_matches_the_reference_table() {
+        for (op, wa) in [(0.07, 7.82), (0.10, 5.68), (0.28, 2.48), (0.30, 2.36), (1.0, 1.26)] {
+            let got = lambert_w_write_amplification(op);
+            assert!((got - wa).abs() < 0.01, "op {op}: {got} vs {wa}");
+        }
+    }
+
+    #[test]
+    fn mapping_tracks_overwrites_and_trims() {
+        let mut f = Ftl::new(geometry(0.28, GcPolicy::Greedy)).unwrap();
+        let a = f.write(5);
+        assert_eq!(f.lookup(5), Some(a));
+        let b = f.write(5);
+        assert_ne!(a, b);
+        assert_eq!(f.lookup(5), Some(b));
+        f.trim(5);
+        assert_eq!(f.lookup(5), None);
+        assert_eq!(f.counters().trimmed_pages, 1);
+        assert_eq!(f.die_of_ppn(b), f.die_of_lpn(5));
+    }
+
+    #[test]
+    fn gc_keeps_every_logical_page_readable() {
+        let mut f = Ftl::new(geometry(0.07, GcPolicy::Greedy)).unwrap();
+        f.fill_sequential();
+        f.random_overwrites(f.geometry().logical_pages * 2, 7);
+        assert!(f.counters().erases > 0);
+        // Every logical page maps to a page that maps back to it.
+        for lpn in 0..f.geometry().logical_pages {
+            let ppn = f.lookup(lpn).expect("written pages stay mapped");
+            assert_eq!(f.p2l[ppn as usize] as u64, lpn + 1);
+        }
+        let valid: u64 = f.valid.iter().map(|v| *v as u64).sum();
+        assert_eq!(valid, f.geometry().logical_pages);
+    }
+
+    #[test]
+    fn too_little_over_provisioning_is_an_error() {
+        let mut g = geometry(0.0, GcPolicy::Greedy);
+        g.logical_pages = g.physical_pages();
+        assert!(Ftl::new(g).unwrap_err().contains("over-provisioning"));
+    }
+}
