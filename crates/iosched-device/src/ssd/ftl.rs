@@ -426,6 +426,6 @@ mod tests {
     fn too_little_over_provisioning_is_an_error() {
         let mut g = geometry(0.0, GcPolicy::Greedy);
         g.logical_pages = g.physical_pages();
-        assert!(Ftl::new(g).unwrap_err().contains("over-provisioning"));
+        assert!(Ftl::new(g).err().unwrap().contains("over-provisioning"));
     }
 }
