@@ -5,6 +5,7 @@ pub const NS_PER_US: u64 = 1_000;
 pub const NS_PER_MS: u64 = 1_000_000;
 pub const NS_PER_S: u64 = 1_000_000_000;
 pub const SECTOR_BYTES: u64 = 512;
+pub const MIB: u64 = 1024 * 1024;
 pub const GIB: u64 = 1024 * 1024 * 1024;
 
 /// Nanoseconds as fractional milliseconds, for display.

@@ -1,6 +1,6 @@
 //! Device specs as users write them: `KIND[:PRESET][,key=value...]`: `simple,latency_us=50,queue_depth=1`,
-//! `hdd:sata7200` (a built-in preset, or `hdd:FILE.toml`), `disksim:FILE.parv` (any DiskSim drive). Later:
-//! `ssd:PRESET`.
+//! `hdd:sata7200` (a built-in preset, or `hdd:FILE.toml`), `disksim:FILE.parv` (any DiskSim drive),
+//! `ssd:nvme` or `ssd:netflix` with keys such as `capacity_gib`, `op`, `precondition=fresh|steady`.
 
 use crate::device::Device;
 use crate::hdd::disk::{Hdd, HddParams};
@@ -42,7 +42,7 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         let (key, value) = part.split_once('=').ok_or_else(|| err(format!("expected key=value, found '{part}'")))?;
         pairs.push((key.trim(), value.trim()));
     }
-    let available = "available: simple, hdd:PRESET, disksim:FILE.parv";
+    let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET";
     match (kind, preset) {
         ("simple", None) => Ok((Box::new(SimpleDevice::new(simple_params(&pairs).map_err(err)?)), Vec::new())),
         ("simple", Some(p)) => Err(err(format!("simple has no presets (found ':{p}'); set keys instead"))),
@@ -57,7 +57,12 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
             Ok((Box::new(Hdd::new(built.params)), built.warnings))
         }
         ("hdd" | "disksim", None) => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
-        ("ssd", _) => Err(err(format!("device kind 'ssd' is not built yet; {available}"))),
+        ("ssd", Some(name)) => {
+            let mut params = crate::ssd::params::preset(name).map_err(err)?;
+            crate::ssd::params::apply_keys(&mut params, &pairs).map_err(err)?;
+            Ok((Box::new(crate::ssd::Ssd::new(params).map_err(err)?), Vec::new()))
+        }
+        ("ssd", None) => Err(err(format!("ssd needs a preset: ssd:NAME ({})", crate::ssd::params::PRESETS.join(", ")))),
         ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
         (other, _) => Err(err(format!("unknown device kind '{other}'; {available}"))),
     }

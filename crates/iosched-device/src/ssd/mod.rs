@@ -5,4 +5,9 @@
 //! - [`params`]: geometry and timing, the presets (`nvme`, `netflix`) with their assumptions, spec keys.
 //! - [`drive`]: the timed device the engines drive.
 
+pub mod drive;
 pub mod ftl;
+pub mod params;
+
+pub use drive::Ssd;
+pub use params::SsdParams;

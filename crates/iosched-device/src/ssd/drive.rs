@@ -1,0 +1,539 @@
+//! The timed SSD: commands through firmware, the host link, the write buffer and the flash dies.
+//!
+//! - A command costs `command_ns` of firmware time, then:
+//!   - a read reads each mapped page on its die (tR, then the page over the die's channel), then moves its
+//!     data to the host over the link; unmapped pages cost no flash time;
+//!   - a write reserves room in the write buffer (waiting, in order, while it is full), moves its data over
+//!     the link, and completes; its pages are programmed later. Without a buffer it completes when its last
+//!     page is programmed;
+//!   - a flush completes when every buffered page is on flash;
+//!   - a queued trim unmaps its pages and costs `trim_ns + trim_ns_per_mib x MiB`; a non-queued trim first
+//!     waits for every other command and the write buffer to drain, and the drive accepts nothing until it is
+//!     done ([`Device::can_accept`]).
+//! - A die does one operation at a time and picks, when free: a read; else, if its free blocks are under the
+//!   threshold or a cleaning is under way, the next garbage-collection step (copy up to `program_pages` valid
+//!   pages: tR each then one tPROG; or the victim's erase); else a program of up to `program_pages` buffered
+//!   pages (their transfer over the channel, then tPROG). So reads wait behind at most the operation in
+//!   progress on their die, and programs wait behind cleaning: the two effects seed 002 is about.
+//! - The host link is one resource shared by both directions, at the per-direction rates.
+
+use super::ftl::{Ftl, GcWork, Ppn};
+use super::params::{Precondition, SsdParams, TrimMode};
+use crate::device::{Completion, Device};
+use iosched_core::policy::StatValue;
+use iosched_core::request::{Op, Request};
+use iosched_core::units;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// Firmware is done with the command in this slot.
+    CommandReady(u32),
+    /// The die's current operation ends.
+    DieDone(u32),
+    /// The host link finished moving this command's data.
+    LinkDone(u32),
+    /// The trim in this slot is done.
+    TrimDone(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Command {
+    tag: u32,
+    op: Op,
+    first_page: u64,
+    pages: u64,
+    bytes: u64,
+    /// Flash operations (page reads, or unbuffered page programs) still to finish.
+    outstanding: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PendingProgram {
+    lpn: u64,
+    /// The write waiting for this page when there is no write buffer.
+    slot: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DieOp {
+    Idle,
+    Read { slot: u32 },
+    Program { pages: u32 },
+    GcCopy,
+    Erase,
+}
+
+#[derive(Debug)]
+struct Die {
+    op: DieOp,
+    op_started_ns: u64,
+    op_end_ns: u64,
+    reads: VecDeque<(u32, Ppn)>,
+    programs: VecDeque<PendingProgram>,
+    /// Garbage collection under way: copies left, then the erase.
+    gc_copies: VecDeque<(Ppn, Ppn)>,
+    gc_erase_pending: bool,
+    /// Programs taken by the operation in progress.
+    programming: Vec<PendingProgram>,
+    busy_ns: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct SsdStats {
+    host_read_bytes: u64,
+    host_write_bytes: u64,
+    reads_behind_program_or_erase: u64,
+    read_wait_behind_program_or_erase_ns: u64,
+    trims: u64,
+    buffer_full_waits: u64,
+}
+
+pub struct Ssd {
+    p: SsdParams,
+    ftl: Ftl,
+    dies: Vec<Die>,
+    channel_free_ns: Vec<u64>,
+    link_free_ns: u64,
+    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    sequence: u64,
+    slots: Vec<Option<Command>>,
+    free_slots: Vec<u32>,
+    in_flight: u32,
+    buffer_capacity_pages: u64,
+    buffer_used_pages: u64,
+    /// Writes waiting for buffer room, in arrival order.
+    buffer_waiters: VecDeque<u32>,
+    /// Buffered pages not yet on flash.
+    unprogrammed_pages: u64,
+    flush_waiters: Vec<u32>,
+    /// A non-queued trim waiting for the drive to drain, or running.
+    blocking_trim: Option<u32>,
+    blocking_trim_started: bool,
+    done: Vec<Completion>,
+    gc_work: GcWork,
+    stats: SsdStats,
+    last_event_ns: u64,
+}
+
+impl Ssd {
+    pub fn new(p: SsdParams) -> Result<Ssd, String> {
+        let mut ftl = Ftl::new(p.ftl_geometry())?;
+        if p.precondition == Precondition::Steady {
+            ftl.fill_sequential();
+            let logical = ftl.geometry().logical_pages;
+            ftl.random_overwrites(2 * logical, p.seed);
+            ftl.reset_counters();
+        }
+        let dies = (0..p.dies())
+            .map(|_| Die {
+                op: DieOp::Idle,
+                op_started_ns: 0,
+                op_end_ns: 0,
+                reads: VecDeque::new(),
+                programs: VecDeque::new(),
+                gc_copies: VecDeque::new(),
+                gc_erase_pending: false,
+                programming: Vec::new(),
+                busy_ns: 0,
+            })
+            .collect();
+        Ok(Ssd {
+            channel_free_ns: vec![0; p.channels as usize],
+            buffer_capacity_pages: p.write_buffer_bytes / p.page_bytes,
+            ftl,
+            dies,
+            link_free_ns: 0,
+            events: BinaryHeap::new(),
+            sequence: 0,
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            in_flight: 0,
+            buffer_used_pages: 0,
+            buffer_waiters: VecDeque::new(),
+            unprogrammed_pages: 0,
+            flush_waiters: Vec::new(),
+            blocking_trim: None,
+            blocking_trim_started: false,
+            done: Vec::new(),
+            gc_work: GcWork::default(),
+            stats: SsdStats::default(),
+            last_event_ns: 0,
+            p,
+        })
+    }
+
+    pub fn params(&self) -> &SsdParams {
+        &self.p
+    }
+
+    fn schedule(&mut self, at_ns: u64, event: Event) {
+        self.sequence += 1;
+        self.events.push(Reverse((at_ns, self.sequence, event)));
+    }
+
+    fn cmd(&self, slot: u32) -> &Command {
+        self.slots[slot as usize].as_ref().expect("live command slot")
+    }
+
+    fn complete(&mut self, slot: u32) {
+        let c = self.slots[slot as usize].take().expect("a command completes once");
+        self.free_slots.push(slot);
+        self.in_flight -= 1;
+        self.done.push(Completion { tag: c.tag, error: 0 });
+    }
+
+    fn link(&mut self, now_ns: u64, slot: u32, bytes: u64, read: bool) {
+        let rate = if read { self.p.host_read_bytes_per_s } else { self.p.host_write_bytes_per_s };
+        let start = now_ns.max(self.link_free_ns);
+        self.link_free_ns = start + units::transfer_ns(bytes, rate);
+        self.schedule(self.link_free_ns, Event::LinkDone(slot));
+    }
+
+    fn page_transfer_ns(&self, pages: u64) -> u64 {
+        units::transfer_ns(pages * self.p.page_bytes, self.p.channel_bytes_per_s)
+    }
+
+    fn channel_of(&self, die: u32) -> usize {
+        (die % self.p.channels) as usize
+    }
+
+    fn command_ready(&mut self, now_ns: u64, slot: u32) {
+        let c = *self.cmd(slot);
+        match c.op {
+            Op::Read => {
+                let mut outstanding = 0;
+                for lpn in c.first_page..c.first_page + c.pages {
+                    if let Some(ppn) = self.ftl.lookup(lpn) {
+                        let die = self.ftl.die_of_ppn(ppn);
+                        let d = &mut self.dies[die as usize];
+                        if matches!(d.op, DieOp::Program { .. } | DieOp::GcCopy | DieOp::Erase) {
+                            self.stats.reads_behind_program_or_erase += 1;
+                            self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
+                        }
+                        d.reads.push_back((slot, ppn));
+                        outstanding += 1;
+                    }
+                }
+                self.slots[slot as usize].as_mut().unwrap().outstanding = outstanding;
+                if outstanding == 0 {
+                    self.link(now_ns, slot, c.bytes, true);
+                } else {
+                    for lpn in c.first_page..c.first_page + c.pages {
+                        if let Some(ppn) = self.ftl.lookup(lpn) {
+                            let die = self.ftl.die_of_ppn(ppn);
+                            self.kick(now_ns, die);
+                        }
+                    }
+                }
+            }
+            Op::Write => {
+                if self.buffer_capacity_pages == 0 {
+                    self.link(now_ns, slot, c.bytes, false);
+                } else if self.buffer_waiters.is_empty() && self.buffer_room(c.pages) {
+                    self.buffer_used_pages += c.pages;
+                    self.link(now_ns, slot, c.bytes, false);
+                } else {
+                    self.stats.buffer_full_waits += 1;
+                    self.buffer_waiters.push_back(slot);
+                }
+            }
+            Op::Flush => {
+                if self.unprogrammed_pages == 0 {
+                    self.complete(slot);
+                } else {
+                    self.flush_waiters.push(slot);
+                }
+            }
+            Op::Trim => {
+                self.apply_trim(&c);
+                let at = now_ns + self.trim_cost_ns(&c);
+                self.schedule(at, Event::TrimDone(slot));
+            }
+        }
+    }
+
+    /// A write larger than the buffer takes the whole (empty) buffer.
+    fn buffer_room(&self, pages: u64) -> bool {
+        self.buffer_used_pages + pages <= self.buffer_capacity_pages
+            || (self.buffer_used_pages == 0 && pages > self.buffer_capacity_pages)
+    }
+
+    fn trim_cost_ns(&self, c: &Command) -> u64 {
+        self.p.trim_ns + (c.bytes as u128 * self.p.trim_ns_per_mib as u128 / units::MIB as u128) as u64
+    }
+
+    fn apply_trim(&mut self, c: &Command) {
+        for lpn in c.first_page..c.first_page + c.pages {
+            self.ftl.trim(lpn);
+        }
+        self.stats.trims += 1;
+    }
+
+    fn link_done(&mut self, now_ns: u64, slot: u32) {
+        let c = *self.cmd(slot);
+        match c.op {
+            Op::Read => {
+                self.stats.host_read_bytes += c.bytes;
+                self.complete(slot);
+            }
+            Op::Write => {
+                self.stats.host_write_bytes += c.bytes;
+                let buffered = self.buffer_capacity_pages > 0;
+                for lpn in c.first_page..c.first_page + c.pages {
+                    let die = self.ftl.die_of_lpn(lpn);
+                    let slot = if buffered { None } else { Some(slot) };
+                    self.dies[die as usize].programs.push_back(PendingProgram { lpn, slot });
+                }
+                if buffered {
+                    self.unprogrammed_pages += c.pages;
+                    self.complete(slot);
+                } else {
+                    self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages;
+                }
+                let dies = self.p.dies() as u64;
+                for lpn in c.first_page..c.first_page + c.pages.min(dies) {
+                    let die = self.ftl.die_of_lpn(lpn);
+                    self.kick(now_ns, die);
+                }
+            }
+            _ => unreachable!("only reads and writes use the link"),
+        }
+    }
+
+    /// Start the die's next operation if it is idle.
+    fn kick(&mut self, now_ns: u64, die: u32) {
+        let d = &self.dies[die as usize];
+        if d.op != DieOp::Idle {
+            return;
+        }
+        let p = &self.p;
+        let ch = self.channel_of(die);
+        let (op, end_ns) = if let Some(&(slot, _)) = d.reads.front() {
+            // tR, then the page over the channel.
+            let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
+            self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
+            (DieOp::Read { slot }, self.channel_free_ns[ch])
+        } else if !d.gc_copies.is_empty() {
+            let k = d.gc_copies.len().min(p.program_pages as usize);
+            self.dies[die as usize].gc_copies.drain(..k);
+            (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
+        } else if d.gc_erase_pending {
+            self.dies[die as usize].gc_erase_pending = false;
+            (DieOp::Erase, now_ns + p.erase_ns)
+        } else if !d.programs.is_empty() {
+            if self.ftl.needs_gc(die) {
+                // Clean one victim before programming more: its copies and erase come first.
+                if self.ftl.collect_into(die, &mut self.gc_work) {
+                    let d = &mut self.dies[die as usize];
+                    d.gc_copies.extend(self.gc_work.copies.iter().copied());
+                    d.gc_erase_pending = true;
+                    return self.kick(now_ns, die);
+                }
+            }
+            let d = &mut self.dies[die as usize];
+            let k = d.programs.len().min(p.program_pages as usize);
+            let mut taken = std::mem::take(&mut d.programming);
+            taken.clear();
+            taken.extend(d.programs.drain(..k));
+            for pp in &taken {
+                self.ftl.write(pp.lpn);
+            }
+            self.dies[die as usize].programming = taken;
+            let start = now_ns.max(self.channel_free_ns[ch]);
+            self.channel_free_ns[ch] = start + self.page_transfer_ns(k as u64);
+            (DieOp::Program { pages: k as u32 }, self.channel_free_ns[ch] + p.program_ns)
+        } else {
+            return;
+        };
+        let d = &mut self.dies[die as usize];
+        d.op = op;
+        d.op_started_ns = now_ns;
+        d.op_end_ns = end_ns;
+        self.schedule(end_ns, Event::DieDone(die));
+    }
+
+    fn die_done(&mut self, now_ns: u64, die: u32) {
+        let d = &mut self.dies[die as usize];
+        let op = d.op;
+        d.busy_ns += now_ns - d.op_started_ns;
+        d.op = DieOp::Idle;
+        match op {
+            DieOp::Read { slot } => {
+                d.reads.pop_front();
+                let c = self.slots[slot as usize].as_mut().expect("read in flight");
+                c.outstanding -= 1;
+                if c.outstanding == 0 {
+                    let bytes = c.bytes;
+                    self.link(now_ns, slot, bytes, true);
+                }
+            }
+            DieOp::Program { pages } => {
+                let taken = std::mem::take(&mut d.programming);
+                debug_assert_eq!(taken.len(), pages as usize);
+                for pp in &taken {
+                    match pp.slot {
+                        Some(slot) => {
+                            let c = self.slots[slot as usize].as_mut().expect("write in flight");
+                            c.outstanding -= 1;
+                            if c.outstanding == 0 {
+                                self.complete(slot);
+                            }
+                        }
+                        None => {
+                            self.buffer_used_pages -= 1;
+                            self.unprogrammed_pages -= 1;
+                        }
+                    }
+                }
+                self.dies[die as usize].programming = taken;
+                self.buffer_drained(now_ns);
+            }
+            DieOp::GcCopy | DieOp::Erase => {}
+            DieOp::Idle => unreachable!("an idle die has no operation to end"),
+        }
+        self.kick(now_ns, die);
+    }
+
+    /// Admit writes waiting for buffer room; complete flushes once everything is on flash.
+    fn buffer_drained(&mut self, now_ns: u64) {
+        while let Some(&slot) = self.buffer_waiters.front() {
+            let c = *self.cmd(slot);
+            if !self.buffer_room(c.pages) {
+                break;
+            }
+            self.buffer_waiters.pop_front();
+            self.buffer_used_pages += c.pages;
+            self.link(now_ns, slot, c.bytes, false);
+        }
+        if self.unprogrammed_pages == 0 {
+            for slot in std::mem::take(&mut self.flush_waiters) {
+                self.complete(slot);
+            }
+        }
+    }
+
+    /// A non-queued trim starts once it is the only command and the buffer is on flash.
+    fn maybe_start_blocking_trim(&mut self, now_ns: u64) {
+        if let Some(slot) = self.blocking_trim {
+            if !self.blocking_trim_started && self.in_flight == 1 && self.unprogrammed_pages == 0 {
+                self.blocking_trim_started = true;
+                let c = *self.cmd(slot);
+                self.apply_trim(&c);
+                let at = now_ns + self.p.command_ns + self.trim_cost_ns(&c);
+                self.schedule(at, Event::TrimDone(slot));
+            }
+        }
+    }
+
+    fn handle(&mut self, now_ns: u64, event: Event) {
+        match event {
+            Event::CommandReady(slot) => self.command_ready(now_ns, slot),
+            Event::DieDone(die) => self.die_done(now_ns, die),
+            Event::LinkDone(slot) => self.link_done(now_ns, slot),
+            Event::TrimDone(slot) => {
+                if self.blocking_trim == Some(slot) {
+                    self.blocking_trim = None;
+                    self.blocking_trim_started = false;
+                }
+                self.complete(slot);
+            }
+        }
+        self.maybe_start_blocking_trim(now_ns);
+    }
+}
+
+impl Device for Ssd {
+    fn describe(&self) -> String {
+        self.p.describe()
+    }
+
+    fn queue_depth(&self) -> u32 {
+        self.p.queue_depth
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.p.capacity_bytes
+    }
+
+    fn can_accept(&self, _now_ns: u64) -> bool {
+        self.blocking_trim.is_none()
+    }
+
+    fn submit(&mut self, now_ns: u64, tag: u32, req: &Request) {
+        let page = self.p.page_bytes;
+        let first_page = req.offset_bytes / page;
+        let end_page = (req.offset_bytes + req.len_bytes).div_ceil(page).max(first_page + 1);
+        let logical = self.ftl.geometry().logical_pages;
+        let command = Command {
+            tag,
+            op: req.op,
+            first_page: first_page.min(logical),
+            pages: end_page.min(logical) - first_page.min(logical),
+            bytes: req.len_bytes,
+            outstanding: 0,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(command);
+                s
+            }
+            None => {
+                self.slots.push(Some(command));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.in_flight += 1;
+        if req.op == Op::Trim && self.p.trim == TrimMode::NonQueued {
+            self.blocking_trim = Some(slot);
+            self.maybe_start_blocking_trim(now_ns);
+        } else {
+            self.schedule(now_ns + self.p.command_ns, Event::CommandReady(slot));
+        }
+    }
+
+    fn next_event_ns(&self) -> Option<u64> {
+        if !self.done.is_empty() {
+            return Some(self.last_event_ns);
+        }
+        self.events.peek().map(|Reverse((t, _, _))| *t)
+    }
+
+    fn advance(&mut self, now_ns: u64, completed: &mut Vec<Completion>) {
+        completed.append(&mut self.done);
+        while let Some(&Reverse((t, _, event))) = self.events.peek() {
+            if t > now_ns {
+                break;
+            }
+            self.events.pop();
+            self.last_event_ns = t;
+            self.handle(t, event);
+            completed.append(&mut self.done);
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, StatValue)> {
+        let f = self.ftl.counters();
+        let page = self.p.page_bytes;
+        let elapsed = self.last_event_ns.max(1);
+        let busy: u64 = self.dies.iter().map(|d| d.busy_ns).sum();
+        vec![
+            ("write_amplification".into(), StatValue::Value(f.write_amplification())),
+            ("host_write_bytes".into(), StatValue::Count(self.stats.host_write_bytes)),
+            ("host_read_bytes".into(), StatValue::Count(self.stats.host_read_bytes)),
+            ("nand_write_bytes".into(), StatValue::Count((f.host_pages + f.gc_pages) * page)),
+            ("gc_copies".into(), StatValue::Count(f.gc_pages)),
+            ("gc_erases".into(), StatValue::Count(f.erases)),
+            ("trims".into(), StatValue::Count(self.stats.trims)),
+            ("trimmed_bytes".into(), StatValue::Count(f.trimmed_pages * page)),
+            ("reads_behind_program_or_erase".into(), StatValue::Count(self.stats.reads_behind_program_or_erase)),
+            (
+                "read_wait_behind_program_or_erase_ns".into(),
+                StatValue::Count(self.stats.read_wait_behind_program_or_erase_ns),
+            ),
+            ("write_buffer_full_waits".into(), StatValue::Count(self.stats.buffer_full_waits)),
+            ("die_utilisation".into(), StatValue::Value(busy as f64 / (elapsed as f64 * self.dies.len() as f64))),
+        ]
+    }
+}

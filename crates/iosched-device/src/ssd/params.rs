@@ -1,0 +1,282 @@
+//! SSD parameters: geometry, flash timing, host interface, FTL settings; the built-in presets and the
+//! `ssd:PRESET[,key=value...]` keys that change them.
+//!
+//! Modelling choices every preset shares (and that the docs repeat):
+//! - A page is the unit of mapping and of reads (4 KiB here). A die programs up to `program_pages` pages at
+//!   once in one tPROG: this stands for multi-plane and multi-page programming without modelling planes one
+//!   by one (planes count only toward capacity).
+//! - A write smaller than a page is charged as a whole-page program; the read of the old page that a real
+//!   read-modify-write needs is not charged.
+//! - Garbage-collection copies stay on their die (copyback: tR then tPROG per program unit, no channel time).
+
+use super::ftl::{FtlGeometry, GcPolicy};
+use iosched_core::units;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimMode {
+    /// NCQ / NVMe: the trim is one command among others.
+    Queued,
+    /// As the ATA driver of seed 002 issues them: the drive waits for its queue to drain, runs the trim, and
+    /// takes no new command until it is done.
+    NonQueued,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precondition {
+    /// Empty: nothing mapped, every block free, no garbage collection until the drive fills.
+    Fresh,
+    /// A sequential fill of the whole logical space, then uniformly random page overwrites of twice the
+    /// logical space: the steady state of a drive that has been in use.
+    Steady,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SsdParams {
+    pub preset: String,
+    pub channels: u32,
+    pub dies_per_channel: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_bytes: u64,
+    /// Pages one program operation writes (multi-plane / multi-page programming).
+    pub program_pages: u32,
+    pub read_ns: u64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+    /// Flash channel (ONFI bus) rate, bytes per second.
+    pub channel_bytes_per_s: u64,
+    /// What the controller and host link move per second, per direction.
+    pub host_read_bytes_per_s: u64,
+    pub host_write_bytes_per_s: u64,
+    /// Firmware time to take a command.
+    pub command_ns: u64,
+    pub queue_depth: u32,
+    /// Logical capacity; physical = logical x (1 + op).
+    pub capacity_bytes: u64,
+    pub op: f64,
+    pub gc_free_blocks: u32,
+    pub gc_policy: GcPolicy,
+    /// DRAM write buffer (0: a write completes when it is on flash).
+    pub write_buffer_bytes: u64,
+    pub trim: TrimMode,
+    pub trim_ns: u64,
+    pub trim_ns_per_mib: u64,
+    pub precondition: Precondition,
+    pub seed: u64,
+}
+
+impl SsdParams {
+    pub fn dies(&self) -> u32 {
+        self.channels * self.dies_per_channel
+    }
+
+    /// The FTL's shape: enough blocks per die for the logical capacity plus over-provisioning.
+    pub fn ftl_geometry(&self) -> FtlGeometry {
+        let logical_pages = self.capacity_bytes / self.page_bytes;
+        let physical_pages = (logical_pages as f64 * (1.0 + self.op)).ceil() as u64;
+        let per_die = physical_pages.div_ceil(self.dies() as u64);
+        let blocks_per_die = per_die.div_ceil(self.pages_per_block as u64) as u32;
+        FtlGeometry {
+            dies: self.dies(),
+            blocks_per_die: blocks_per_die.max(self.gc_free_blocks + 4),
+            pages_per_block: self.pages_per_block,
+            logical_pages,
+            gc_free_blocks: self.gc_free_blocks,
+            gc_policy: self.gc_policy,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "ssd:{},capacity_gib={},op={},precondition={},queue_depth={},trim={},gc={},write_buffer_mib={}",
+            self.preset,
+            self.capacity_bytes as f64 / units::GIB as f64,
+            self.op,
+            match self.precondition {
+                Precondition::Fresh => "fresh",
+                Precondition::Steady => "steady",
+            },
+            self.queue_depth,
+            match self.trim {
+                TrimMode::Queued => "queued",
+                TrimMode::NonQueued => "nonqueued",
+            },
+            match self.gc_policy {
+                GcPolicy::Greedy => "greedy",
+                GcPolicy::CostBenefit => "cost_benefit",
+            },
+            self.write_buffer_bytes / units::MIB,
+        )
+    }
+}
+
+const US: u64 = units::NS_PER_US;
+
+/// Close to MQSim's default SSD: 8 channels x 4 chips x 2 dies, 2 planes of 2048 blocks, 2 MiB blocks
+/// (MQSim: 256 pages of 8 KiB; here 512 pages of 4 KiB), read 75 us, program 750 us, erase 3.8 ms, an ONFI
+/// channel at 333 MT/s x 8 bits, 7 % over-provisioning (logical = MQSim's physical / 1.07), NVMe with a
+/// queue of 1024 and PCIe 3.0 x4 (about 3.2 GB/s each way). MQSim programs a multi-plane page pair (16 KiB)
+/// per tPROG: `program_pages` = 4. No DRAM write buffer in MQSim's default (it has a data cache; not modelled).
+fn nvme() -> SsdParams {
+    let physical_bytes = 64u64 * 2 * 2048 * 2 * units::MIB;
+    SsdParams {
+        preset: "nvme".into(),
+        channels: 8,
+        dies_per_channel: 8,
+        planes_per_die: 2,
+        blocks_per_plane: 2048,
+        pages_per_block: 512,
+        page_bytes: 4096,
+        program_pages: 4,
+        read_ns: 75 * US,
+        program_ns: 750 * US,
+        erase_ns: 3800 * US,
+        channel_bytes_per_s: 333_000_000,
+        host_read_bytes_per_s: 3_200_000_000,
+        host_write_bytes_per_s: 3_200_000_000,
+        command_ns: 5 * US,
+        queue_depth: 1024,
+        capacity_bytes: ((physical_bytes as f64 / 1.07) as u64) / units::GIB * units::GIB,
+        op: 0.07,
+        gc_free_blocks: 4,
+        gc_policy: GcPolicy::Greedy,
+        write_buffer_bytes: 0,
+        trim: TrimMode::Queued,
+        trim_ns: 20 * US,
+        trim_ns_per_mib: 2 * US,
+        precondition: Precondition::Fresh,
+        seed: 1,
+    }
+}
+
+/// The drive of seed 002, from what the seed says about it: a SATA drive whose data sheet gives 300 MB/s
+/// read and 400 MB/s write, 8 banks (here 4 channels x 2 dies), about 10 % over-provisioning, NCQ depth 32,
+/// trims issued non-queued. Assumed, as for a 2014-class MLC drive: 16 KiB programmed per tPROG of 240 us
+/// with the 4 KiB page transfers over a 200 MB/s channel (so the 8 dies sustain a little over 400 MB/s of
+/// writes when fresh), tR 50 us, tBERS 3 ms, 1 MiB blocks, a 64 MiB DRAM write buffer, 10 us of firmware per
+/// command, trims costing 2 ms plus 1 ms per MiB (the seed saw trims of up to 200 ms). The controller moves
+/// host data at the data-sheet rates, which bind when the drive is fresh. The seed's drive holds over a
+/// terabyte; the default here is 1 TiB, and experiments scale it down (`capacity_gib=`) to precondition fast.
+fn netflix() -> SsdParams {
+    SsdParams {
+        preset: "netflix".into(),
+        channels: 4,
+        dies_per_channel: 2,
+        planes_per_die: 1,
+        blocks_per_plane: 0,
+        pages_per_block: 256,
+        page_bytes: 4096,
+        program_pages: 4,
+        read_ns: 50 * US,
+        program_ns: 240 * US,
+        erase_ns: 3000 * US,
+        channel_bytes_per_s: 200_000_000,
+        host_read_bytes_per_s: 300_000_000,
+        host_write_bytes_per_s: 400_000_000,
+        command_ns: 10 * US,
+        queue_depth: 32,
+        capacity_bytes: 1024 * units::GIB,
+        op: 0.10,
+        gc_free_blocks: 4,
+        gc_policy: GcPolicy::Greedy,
+        write_buffer_bytes: 64 * units::MIB,
+        trim: TrimMode::NonQueued,
+        trim_ns: 2000 * US,
+        trim_ns_per_mib: 1000 * US,
+        precondition: Precondition::Fresh,
+        seed: 1,
+    }
+}
+
+pub const PRESETS: &[&str] = &["nvme", "netflix"];
+
+/// The keys `ssd:PRESET,key=value` accepts, with what they mean.
+pub const SSD_KEYS: &[(&str, &str)] = &[
+    ("capacity_gib", "logical capacity, GiB"),
+    ("op", "over-provisioning: physical / logical - 1 (0.02 to 4)"),
+    ("precondition", "fresh (empty) or steady (filled, then randomly overwritten twice)"),
+    ("queue_depth", "most commands outstanding"),
+    ("trim", "queued or nonqueued"),
+    ("gc", "greedy or cost_benefit"),
+    ("gc_free_blocks", "clean a die when it has fewer free blocks than this"),
+    ("write_buffer_mib", "DRAM write buffer, MiB (0: writes complete on flash)"),
+    ("seed", "seed of the steady-state preconditioning"),
+];
+
+pub fn preset(name: &str) -> Result<SsdParams, String> {
+    match name {
+        "nvme" => Ok(nvme()),
+        "netflix" => Ok(netflix()),
+        _ => Err(format!("unknown ssd preset '{name}' (built in: {})", PRESETS.join(", "))),
+    }
+}
+
+/// Apply `key=value` settings to a preset.
+pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), String> {
+    for &(key, value) in pairs {
+        let number = || value.parse::<f64>().map_err(|_| format!("{key}: expected a number, found '{value}'"));
+        match key {
+            "capacity_gib" => {
+                let gib = number()?;
+                if !(gib > 0.0 && gib <= 65536.0) {
+                    return Err(format!("capacity_gib: expected more than 0 and at most 65536, found '{value}'"));
+                }
+                p.capacity_bytes = ((gib * units::GIB as f64) as u64 / p.page_bytes).max(1) * p.page_bytes;
+            }
+            "op" => {
+                let op = number()?;
+                if !(0.02..=4.0).contains(&op) {
+                    return Err(format!("op: expected 0.02 to 4, found '{value}'"));
+                }
+                p.op = op;
+            }
+            "precondition" => {
+                p.precondition = match value {
+                    "fresh" => Precondition::Fresh,
+                    "steady" => Precondition::Steady,
+                    _ => return Err(format!("precondition: expected fresh or steady, found '{value}'")),
+                }
+            }
+            "queue_depth" => {
+                p.queue_depth = match value.parse::<u32>() {
+                    Ok(d) if (1..=65536).contains(&d) => d,
+                    _ => return Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
+                }
+            }
+            "trim" => {
+                p.trim = match value {
+                    "queued" => TrimMode::Queued,
+                    "nonqueued" => TrimMode::NonQueued,
+                    _ => return Err(format!("trim: expected queued or nonqueued, found '{value}'")),
+                }
+            }
+            "gc" => {
+                p.gc_policy = match value {
+                    "greedy" => GcPolicy::Greedy,
+                    "cost_benefit" => GcPolicy::CostBenefit,
+                    _ => return Err(format!("gc: expected greedy or cost_benefit, found '{value}'")),
+                }
+            }
+            "gc_free_blocks" => {
+                p.gc_free_blocks = match value.parse::<u32>() {
+                    Ok(n) if (2..=1024).contains(&n) => n,
+                    _ => return Err(format!("gc_free_blocks: expected an integer from 2 to 1024, found '{value}'")),
+                }
+            }
+            "write_buffer_mib" => {
+                let mib = number()?;
+                if !(0.0..=65536.0).contains(&mib) {
+                    return Err(format!("write_buffer_mib: expected 0 to 65536, found '{value}'"));
+                }
+                p.write_buffer_bytes = (mib * units::MIB as f64) as u64;
+            }
+            "seed" => p.seed = value.parse().map_err(|_| format!("seed: expected an integer, found '{value}'"))?,
+            _ => {
+                let known: Vec<&str> = SSD_KEYS.iter().map(|(k, _)| *k).collect();
+                return Err(format!("unknown ssd key '{key}' (known: {})", known.join(", ")));
+            }
+        }
+    }
+    p.ftl_geometry().check()
+}
