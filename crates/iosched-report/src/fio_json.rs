@@ -94,6 +94,14 @@ fn pairs<V: serde::Serialize>(items: &[(String, V)]) -> Value {
     Value::Object(m)
 }
 
+/// `iosched.device`: the canonical spec and every statistic the device keeps (for an SSD: write_amplification,
+/// gc_erases, host_write_bytes, nand_write_bytes, ...).
+fn device_value(run: &RunResult) -> Value {
+    let mut v = pairs(&run.device_stats);
+    v.as_object_mut().expect("pairs builds an object").insert("spec".into(), json!(run.device));
+    v
+}
+
 /// The whole report as a JSON value.
 pub fn to_value(run: &RunResult) -> Value {
     json!({
@@ -108,8 +116,7 @@ pub fn to_value(run: &RunResult) -> Value {
             "policy": run.policy,
             "policy_tunables": pairs(&run.policy_tunables),
             "policy_stats": pairs(&run.policy_stats),
-            "device": run.device,
-            "device_stats": pairs(&run.device_stats),
+            "device": device_value(run),
             "seed": run.seed,
             "requests_submitted": run.requests_submitted,
             "requests_completed": run.requests_completed,

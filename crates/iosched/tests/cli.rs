@@ -69,7 +69,7 @@ fn sim_json_has_the_fields_fio_tools_read() {
     assert_eq!(writer["read"]["total_ios"], 0);
     let ios = &v["iosched"];
     assert_eq!(ios["policy"], "noop");
-    assert!(ios["device"].as_str().unwrap().starts_with("simple,"));
+    assert!(ios["device"]["spec"].as_str().unwrap().starts_with("simple,"));
     assert_eq!(ios["requests_submitted"], 4000);
     assert_eq!(ios["requests_completed"], 4000);
     assert_eq!(ios["seed"], 5);
@@ -246,5 +246,39 @@ fn validate_and_hdd_specs_reject_bad_input() {
     assert!(ok.status.success(), "{}", stderr(&ok));
     let v: Value = serde_json::from_slice(&ok.stdout).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 10);
-    assert!(v["iosched"]["device"].as_str().unwrap().starts_with("disksim:"));
+    assert!(v["iosched"]["device"]["spec"].as_str().unwrap().starts_with("disksim:"));
+}
+
+#[test]
+fn ssd_runs_report_write_amplification_in_iosched_device() {
+    let job = job_file("ssd.fio", "[w]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nnumber_ios=20000\nsize=1g\n");
+    let out = iosched(&[
+        "sim",
+        job.to_str().unwrap(),
+        "--device",
+        "ssd:netflix,capacity_gib=1,precondition=steady",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let dev = &v["iosched"]["device"];
+    assert!(dev["spec"].as_str().unwrap().starts_with("ssd:netflix,capacity_gib=1,"));
+    let wa = dev["write_amplification"].as_f64().unwrap();
+    assert!(wa > 1.5, "random writes on a steady drive amplify: {wa}");
+    let host = dev["host_write_bytes"].as_u64().unwrap();
+    assert_eq!(host, 20000 * 4096);
+    let nand = dev["nand_write_bytes"].as_u64().unwrap();
+    assert!(nand >= host, "{nand} < {host}");
+    assert!(dev["gc_erases"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_ssd_specs_are_one_line_errors() {
+    let job = job_file("ssd-bad.fio", MIXED);
+    let j = job.to_str().unwrap();
+    assert_bad_input(&["sim", j, "--device", "ssd:sata"], "unknown ssd preset 'sata'");
+    assert_bad_input(&["sim", j, "--device", "ssd:nvme,op=9"], "op: expected 0.02 to 4");
+    assert_bad_input(&["sim", j, "--device", "ssd:nvme,turbo=1"], "unknown ssd key 'turbo'");
+    assert_bad_input(&["sim", j, "--device", "ssd:nvme,precondition=old"], "expected fresh or steady");
+    assert_bad_input(&["sim", j, "--device", "ssd"], "ssd needs a preset");
 }

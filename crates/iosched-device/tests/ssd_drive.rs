@@ -1,0 +1,150 @@
+//! Issue 4, done-when 2 and 3: the seed-002 drive's data-sheet rates when fresh, reads slowed by garbage
+//! collection under a write stream in steady state, and the difference between queued and non-queued trims.
+//! The device is driven directly, as the engine drives it: submit while there is room and it accepts, advance
+//! to its next event, collect completions.
+
+use iosched_core::request::{Op, Request};
+use iosched_device::{parse_spec, Device};
+use std::collections::HashMap;
+
+const KIB: u64 = 1024;
+
+/// From `start_ns`, keep up to `depth` requests from `next` in flight until `count` have completed. Returns
+/// the time the last one completed and each request's (op, latency ns) in completion order.
+fn closed_loop(
+    dev: &mut dyn Device,
+    start_ns: u64,
+    depth: u32,
+    count: u64,
+    mut next: impl FnMut(u64) -> Request,
+) -> (u64, Vec<(Op, u64)>) {
+    let (mut now, mut issued, mut done) = (start_ns, 0u64, Vec::new());
+    let mut started: HashMap<u32, (Op, u64)> = HashMap::new();
+    let mut completions = Vec::new();
+    while (done.len() as u64) < count {
+        while issued < count && (started.len() as u32) < depth && dev.can_accept(now) {
+            let req = next(issued);
+            dev.submit(now, issued as u32, &req);
+            started.insert(issued as u32, (req.op, now));
+            issued += 1;
+        }
+        now = dev.next_event_ns().expect("work in flight means an event is pending").max(now);
+        dev.advance(now, &mut completions);
+        for c in completions.drain(..) {
+            let (op, t0) = started.remove(&c.tag).expect("each request completes once");
+            done.push((op, now - t0));
+        }
+    }
+    assert!(started.is_empty());
+    (now, done)
+}
+
+fn mb_per_s(bytes: u64, ns: u64) -> f64 {
+    bytes as f64 / ns as f64 * 1e3
+}
+
+#[test]
+fn netflix_fresh_reaches_its_data_sheet_rates() {
+    let mut dev = parse_spec("ssd:netflix,capacity_gib=4").unwrap();
+    let (bs, n) = (128 * KIB, 8192u64); // 1 GiB
+    let (written, _) = closed_loop(dev.as_mut(), 0, 32, n, |i| Request::new(i, Op::Write, i * bs, bs, 0));
+    let write = mb_per_s(n * bs, written);
+    // Read back what was written (every page on flash by then: the buffer drains within a second).
+    let start = written + 1_000_000_000;
+    let (end, _) = closed_loop(dev.as_mut(), start, 32, n, |i| Request::new(i, Op::Read, i * bs, bs, 0));
+    let read = mb_per_s(n * bs, end - start);
+    eprintln!("netflix fresh: 128 KiB QD32 write {write:.0} MB/s, read {read:.0} MB/s");
+    assert!((write / 400.0 - 1.0).abs() <= 0.10, "write {write} MB/s");
+    assert!((read / 300.0 - 1.0).abs() <= 0.10, "read {read} MB/s");
+}
+
+/// Mean latency of 4 KiB random reads at QD16, with or without a 128 KiB sequential write stream mixed in
+/// (one write in four), on a steady-state drive. Returns (mean read ns, reads that waited behind a program or
+/// an erase).
+fn reads_with_writes(write_share: u64) -> (f64, u64) {
+    let mut dev = parse_spec("ssd:netflix,capacity_gib=2,precondition=steady,write_buffer_mib=8").unwrap();
+    let pages = 2 * 1024 * 1024 * KIB / (4 * KIB);
+    let mut x = 12345u64;
+    let (_, done) = closed_loop(dev.as_mut(), 0, 16, 40_000, |i| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if write_share > 0 && i % write_share == 0 {
+            let w = i / write_share;
+            Request::new(i, Op::Write, (w * 128 * KIB) % (2 * 1024 * 1024 * KIB), 128 * KIB, 1)
+        } else {
+            Request::new(i, Op::Read, (x % pages) * 4 * KIB, 4 * KIB, 0)
+        }
+    });
+    let reads: Vec<u64> = done.iter().filter(|(op, _)| *op == Op::Read).map(|(_, l)| *l).collect();
+    let waited = dev
+        .stats()
+        .iter()
+        .find(|(k, _)| k == "reads_behind_program_or_erase")
+        .map(|(_, v)| match v {
+            iosched_core::policy::StatValue::Count(c) => *c,
+            iosched_core::policy::StatValue::Value(v) => *v as u64,
+        })
+        .unwrap();
+    (reads.iter().sum::<u64>() as f64 / reads.len() as f64, waited)
+}
+
+#[test]
+fn in_steady_state_a_write_stream_slows_concurrent_reads_through_gc() {
+    let (alone_ns, alone_waited) = reads_with_writes(0);
+    let (mixed_ns, mixed_waited) = reads_with_writes(4);
+    eprintln!(
+        "steady netflix, 4 KiB random reads QD16: alone {:.3} ms ({alone_waited} waited), with a write stream \
+         {:.3} ms ({mixed_waited} waited behind a program or erase)",
+        alone_ns / 1e6,
+        mixed_ns / 1e6
+    );
+    assert_eq!(alone_waited, 0, "reads alone never meet a program or an erase");
+    assert!(mixed_waited > 1000, "reads must queue behind programs and erases: {mixed_waited}");
+    assert!(mixed_ns > 1.5 * alone_ns, "reads alone {alone_ns} ns, with writes {mixed_ns} ns");
+}
+
+/// Submit three slow 1 MiB writes (no write buffer, so they finish on flash), then a trim, then try a read.
+/// Returns (whether the device accepted the read while the trim was pending, the completion order).
+fn trim_behaviour(mode: &str) -> (bool, Vec<u32>) {
+    let mut dev = parse_spec(&format!("ssd:netflix,capacity_gib=1,write_buffer_mib=0,trim={mode}")).unwrap();
+    for tag in 0..3u32 {
+        dev.submit(0, tag, &Request::new(tag as u64, Op::Write, tag as u64 * 1024 * KIB, 1024 * KIB, 0));
+    }
+    dev.submit(0, 3, &Request::new(3, Op::Trim, 512 * 1024 * KIB, 64 * KIB, 0));
+    let accepted_during_trim = dev.can_accept(0);
+    if accepted_during_trim {
+        dev.submit(0, 4, &Request::new(4, Op::Read, 0, 4 * KIB, 0));
+    }
+    let mut order = Vec::new();
+    let mut out = Vec::new();
+    while let Some(t) = dev.next_event_ns() {
+        dev.advance(t, &mut out);
+        for c in out.drain(..) {
+            order.push(c.tag);
+            if c.tag == 3 {
+                assert!(dev.can_accept(t), "the drive accepts commands again once the trim is done");
+            }
+        }
+        if order.len() == 3 && !order.contains(&3) && mode == "nonqueued" {
+            assert!(!dev.can_accept(t), "a non-queued trim blocks new commands until it is done");
+        }
+    }
+    (accepted_during_trim, order)
+}
+
+#[test]
+fn a_non_queued_trim_drains_the_queue_and_blocks_it() {
+    let (accepted, order) = trim_behaviour("nonqueued");
+    assert!(!accepted, "no command is taken while a non-queued trim is pending");
+    assert_eq!(order, vec![0, 1, 2, 3], "the trim runs after every earlier command");
+}
+
+#[test]
+fn a_queued_trim_does_not() {
+    let (accepted, order) = trim_behaviour("queued");
+    assert!(accepted, "a queued trim leaves the queue open");
+    let trim_at = order.iter().position(|t| *t == 3).unwrap();
+    assert!(trim_at < 3, "the queued trim finishes before the slow writes: {order:?}");
+    assert!(order.contains(&4));
+}
