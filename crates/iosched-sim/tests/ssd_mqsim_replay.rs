@@ -1,0 +1,65 @@
+//! Issue 4, done-when 4: MQSim's traces (../shared/data/mqsim/) replay on `ssd:nvme`, open loop at their
+//! recorded times, every request completing once. The simulation rate is printed; BENCHMARKS.md records it
+//! (`cargo run --release -p iosched-sim --example replay_mqsim`).
+
+use iosched_core::registry;
+use iosched_device::parse_spec;
+use iosched_sim::engine::{simulate, SimConfig};
+use iosched_sim::workload::{TimedIo, Workload};
+use iosched_workload::trace::mqsim;
+use std::path::{Path, PathBuf};
+
+fn mqsim_data() -> Option<PathBuf> {
+    let root = std::env::var("IOSCHED_TEST_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let dir = root.join("mqsim");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: MQSim traces not found at {} (set IOSCHED_TEST_DATA)", dir.display());
+        None
+    }
+}
+
+#[test]
+fn mqsim_traces_replay_on_the_nvme_preset() {
+    let Some(dir) = mqsim_data() else { return };
+    for name in ["wsrch-small", "tpcc-small"] {
+        let records = mqsim::read(&dir.join(format!("{name}.trace"))).unwrap();
+        let requests: Vec<TimedIo> = records
+            .iter()
+            .map(|r| TimedIo {
+                at_ns: r.at_ns,
+                op: r.op,
+                offset_bytes: r.offset_bytes,
+                len_bytes: r.len_bytes,
+                stream: r.device,
+                class: iosched_core::request::IoClass::Be,
+                level: iosched_core::request::LEVEL_DEFAULT,
+                sync: r.op == iosched_core::request::Op::Read,
+            })
+            .collect();
+        let mut workload = Workload::default();
+        workload.add_timed(name, requests);
+        let device = parse_spec("ssd:nvme").unwrap();
+        let start = std::time::Instant::now();
+        let out = simulate(
+            &workload,
+            registry::create("noop").unwrap(),
+            device,
+            Vec::new(),
+            &SimConfig { seed: 1, record_log: false },
+        )
+        .unwrap();
+        let wall = start.elapsed().as_secs_f64();
+        let r = &out.result;
+        assert_eq!(r.requests_submitted, records.len() as u64, "{name}");
+        assert_eq!(r.requests_completed, records.len() as u64, "{name}");
+        eprintln!(
+            "{name}: {} requests in {wall:.3} s of wall time ({:.0} per second)",
+            records.len(),
+            records.len() as f64 / wall
+        );
+    }
+}
