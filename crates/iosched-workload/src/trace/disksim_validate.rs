@@ -4,8 +4,7 @@
 //! BUFFACTION (Hit, Miss, Doub, Trip) records what the measuring tool saw; it is kept but not used to steer
 //! the model.
 
-use super::TraceError;
-use crate::job::Location;
+use super::{parse_lines, read_with, TraceError};
 use iosched_core::request::Op;
 use std::path::Path;
 
@@ -21,59 +20,37 @@ pub struct ValidateRecord {
 
 /// Read a validate trace.
 pub fn read(path: &Path) -> Result<Vec<ValidateRecord>, TraceError> {
-    let text = iosched_core::input::read_text(path, "trace")?;
-    parse(&text, &path.display().to_string())
+    read_with(path, parse)
 }
 
 /// Parse validate-trace text; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.is_empty() {
-            continue;
-        }
-        let err = |message: String| TraceError { location: Location { file: file.to_string(), line: i + 1 }, message };
-        if fields.len() != 6 {
-            return Err(err(format!(
-                "expected 6 fields 'R|W action blkno bcount servtime nextinter', found {}",
-                fields.len()
-            )));
-        }
-        let op = match fields[0] {
+    parse_lines(text, file, 6, "R|W action blkno bcount servtime nextinter", |line| {
+        let f = &line.fields;
+        let op = match f[0] {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,
-            other => return Err(err(format!("expected R or W, found '{other}'"))),
+            other => return Err(line.err(format!("expected R or W, found '{other}'"))),
         };
-        let int = |s: &str, what: &str| -> Result<u64, TraceError> {
-            s.parse::<u64>().map_err(|_| err(format!("{what}: expected a whole number, found '{s}'")))
-        };
-        let time = |s: &str, what: &str| -> Result<f64, TraceError> {
-            s.parse::<f64>()
+        let time = |k: usize, what: &str| -> Result<f64, TraceError> {
+            f[k].parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| err(format!("{what}: expected a time in microseconds, found '{s}'")))
+                .ok_or_else(|| line.err(format!("{what}: expected a time in microseconds, found '{}'", f[k])))
         };
-        let blocks = int(fields[3], "bcount")?;
+        let blocks = line.whole(3, "bcount")?;
         if blocks == 0 {
-            return Err(err("bcount: expected at least 1 block, found 0".into()));
+            return Err(line.err("bcount: expected at least 1 block, found 0"));
         }
-        out.push(ValidateRecord {
+        Ok(ValidateRecord {
             op,
-            buffer_action: fields[1].to_string(),
-            block: int(fields[2], "blkno")?,
+            buffer_action: f[1].to_string(),
+            block: line.whole(2, "blkno")?,
             blocks,
-            measured_us: time(fields[4], "servtime")?,
-            next_interval_us: time(fields[5], "nextinter")?,
-        });
-    }
-    if out.is_empty() {
-        return Err(TraceError {
-            location: Location { file: file.to_string(), line: 0 },
-            message: "no requests in the trace".into(),
-        });
-    }
-    Ok(out)
+            measured_us: time(4, "servtime")?,
+            next_interval_us: time(5, "nextinter")?,
+        })
+    })
 }
 
 #[cfg(test)]

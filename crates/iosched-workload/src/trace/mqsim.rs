@@ -2,8 +2,7 @@
 //! `arrival_ns device lba_sectors size_sectors type`, type 1 a read and 0 a write, sectors of 512 bytes.
 //! The device number becomes the record's stream (its flow).
 
-use super::TraceError;
-use crate::job::Location;
+use super::{parse_lines, read_with, TraceError};
 use iosched_core::request::Op;
 use iosched_core::units::SECTOR_BYTES;
 use std::path::Path;
@@ -19,55 +18,33 @@ pub struct MqsimRecord {
 
 /// Read an MQSim trace.
 pub fn read(path: &Path) -> Result<Vec<MqsimRecord>, TraceError> {
-    let text = iosched_core::input::read_text(path, "trace")?;
-    parse(&text, &path.display().to_string())
+    read_with(path, parse)
 }
 
 /// Parse MQSim trace text; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Vec<MqsimRecord>, TraceError> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.is_empty() {
-            continue;
-        }
-        let err = |message: String| TraceError { location: Location { file: file.to_string(), line: i + 1 }, message };
-        if fields.len() != 5 {
-            return Err(err(format!(
-                "expected 5 fields 'arrival_ns device lba_sectors size_sectors type', found {}",
-                fields.len()
-            )));
-        }
-        let int = |k: usize, what: &str| {
-            fields[k].parse::<u64>().map_err(|_| err(format!("{what}: expected a whole number, found '{}'", fields[k])))
-        };
-        let at_ns = int(0, "arrival_ns")?;
-        let device = u32::try_from(int(1, "device")?).map_err(|_| err("device: too large".into()))?;
-        let lba = int(2, "lba_sectors")?;
-        let sectors = int(3, "size_sectors")?;
+    let mut previous_ns = 0;
+    parse_lines(text, file, 5, "arrival_ns device lba_sectors size_sectors type", |line| {
+        let at_ns = line.whole(0, "arrival_ns")?;
+        let device = u32::try_from(line.whole(1, "device")?).map_err(|_| line.err("device: too large"))?;
+        let lba = line.whole(2, "lba_sectors")?;
+        let sectors = line.whole(3, "size_sectors")?;
         if sectors == 0 {
-            return Err(err("size_sectors: expected at least 1, found 0".into()));
+            return Err(line.err("size_sectors: expected at least 1, found 0"));
         }
-        let op = match fields[4] {
+        let op = match line.fields[4] {
             "1" => Op::Read,
             "0" => Op::Write,
-            other => return Err(err(format!("type: expected 1 (read) or 0 (write), found '{other}'"))),
+            other => return Err(line.err(format!("type: expected 1 (read) or 0 (write), found '{other}'"))),
         };
-        if let Some(prev) = out.last().map(|r: &MqsimRecord| r.at_ns) {
-            if at_ns < prev {
-                return Err(err(format!("arrival_ns {at_ns} is before the previous line's {prev}")));
-            }
+        if at_ns < previous_ns {
+            return Err(line.err(format!("arrival_ns {at_ns} is before the previous line's {previous_ns}")));
         }
-        let offset_bytes = lba.checked_mul(SECTOR_BYTES).ok_or_else(|| err("lba_sectors: too large".into()))?;
-        out.push(MqsimRecord { at_ns, device, op, offset_bytes, len_bytes: sectors * SECTOR_BYTES });
-    }
-    if out.is_empty() {
-        return Err(TraceError {
-            location: Location { file: file.to_string(), line: 0 },
-            message: "no requests".into(),
-        });
-    }
-    Ok(out)
+        previous_ns = at_ns;
+        let offset_bytes = lba.checked_mul(SECTOR_BYTES).ok_or_else(|| line.err("lba_sectors: too large"))?;
+        let len_bytes = sectors.checked_mul(SECTOR_BYTES).ok_or_else(|| line.err("size_sectors: too large"))?;
+        Ok(MqsimRecord { at_ns, device, op, offset_bytes, len_bytes })
+    })
 }
 
 #[cfg(test)]
