@@ -11,19 +11,6 @@ use iosched_workload::trace::disksim_validate;
 use std::path::{Path, PathBuf};
 
 /// The shared test data, or None (said loudly) when it is absent.
-fn disksim_data() -> Option<PathBuf> {
-    let root = std::env::var("IOSCHED_TEST_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let dir = root.join("disksim");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: DiskSim drives not found at {} (set IOSCHED_TEST_DATA)", dir.display());
-        None
-    }
-}
-
 fn rms(dir: &Path, drive: &str) -> f64 {
     let built = build::load(&dir.join(format!("{drive}.parv"))).unwrap_or_else(|e| panic!("{e}"));
     let records = disksim_validate::read(&dir.join(format!("{drive}.trace"))).unwrap();
@@ -34,7 +21,7 @@ fn rms(dir: &Path, drive: &str) -> f64 {
 
 #[test]
 fn demerit_on_the_three_validated_drives() {
-    let Some(dir) = disksim_data() else { return };
+    let Some(dir) = iosched_test_data::dir("disksim") else { return };
     // (drive, DiskSim 4.0's own demerit, the bound this model holds today). The target is DiskSim's
     // figure on every drive; atlas10k meets it, cheetah9LP and hp_c2247a do not yet, and these bounds keep
     // what has been reached from slipping back.
@@ -64,7 +51,7 @@ fn broken_copy(dir: &Path, drive: &str, file: &str, change: impl Fn(&str) -> Str
 
 #[test]
 fn broken_drive_files_give_clear_errors() {
-    let Some(dir) = disksim_data() else { return };
+    let Some(dir) = iosched_test_data::dir("disksim") else { return };
     type Edit = Box<dyn Fn(&str) -> String>;
     let cases: Vec<(&str, &str, Edit, &str)> = vec![
         (
@@ -106,7 +93,7 @@ fn broken_drive_files_give_clear_errors() {
 
 #[test]
 fn any_drive_file_loads_without_special_cases() {
-    let Some(dir) = disksim_data() else { return };
+    let Some(dir) = iosched_test_data::dir("disksim") else { return };
     for drive in ["cheetah9LP", "atlas10k", "hp_c2247a"] {
         let built = build::load(&dir.join(format!("{drive}.parv"))).unwrap();
         let l = &built.params.layout;

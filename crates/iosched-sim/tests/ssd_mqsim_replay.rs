@@ -7,24 +7,10 @@ use iosched_device::parse_spec;
 use iosched_sim::engine::{simulate, SimConfig};
 use iosched_sim::workload::{TimedIo, Workload};
 use iosched_workload::trace::mqsim;
-use std::path::{Path, PathBuf};
-
-fn mqsim_data() -> Option<PathBuf> {
-    let root = std::env::var("IOSCHED_TEST_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    let dir = root.join("mqsim");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: MQSim traces not found at {} (set IOSCHED_TEST_DATA)", dir.display());
-        None
-    }
-}
 
 #[test]
 fn mqsim_traces_replay_on_the_nvme_preset() {
-    let Some(dir) = mqsim_data() else { return };
+    let Some(dir) = iosched_test_data::dir("mqsim") else { return };
     for name in ["wsrch-small", "tpcc-small"] {
         let records = mqsim::read(&dir.join(format!("{name}.trace"))).unwrap();
         let requests: Vec<TimedIo> = records

@@ -2,7 +2,7 @@
 //! status 2 for bad input.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn iosched(args: &[&str]) -> Output {
@@ -144,29 +144,16 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["sim", too_far.to_str().unwrap()], "far.fio:3: job 'j': offset");
 }
 
-/// The shared test data, or None (said loudly) when it is absent.
-fn test_data() -> Option<PathBuf> {
-    let dir = std::env::var("IOSCHED_TEST_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: test data not found at {} (set IOSCHED_TEST_DATA)", dir.display());
-        None
-    }
-}
-
 #[test]
 fn fio_examples_are_simulated_or_rejected_by_name() {
-    let Some(data) = test_data() else { return };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(data.join("fio-examples"))
+    let Some(examples) = iosched_test_data::dir("fio-examples") else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&examples)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "fio"))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "expected fio's examples in {}", data.display());
+    assert!(files.len() >= 10, "expected fio's examples in {}", examples.display());
     let mut simulated = 0;
     for file in &files {
         let out = iosched(&["sim", file.to_str().unwrap(), "--runtime", "0.02", "--json"]);
@@ -191,8 +178,7 @@ fn fio_examples_are_simulated_or_rejected_by_name() {
 
 #[test]
 fn validate_reports_the_demerit_as_json_and_per_request() {
-    let Some(data) = test_data() else { return };
-    let d = data.join("disksim");
+    let Some(d) = iosched_test_data::dir("disksim") else { return };
     let out_csv = std::env::temp_dir().join(format!("iosched-validate-{}.csv", std::process::id()));
     let out = iosched(&[
         "validate",
@@ -219,8 +205,7 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
 
 #[test]
 fn validate_and_hdd_specs_reject_bad_input() {
-    let Some(data) = test_data() else { return };
-    let d = data.join("disksim");
+    let Some(d) = iosched_test_data::dir("disksim") else { return };
     let parv = d.join("hp_c2247a.parv");
     let bad_trace = job_file("bad.trace", "R Hit 100 8 1000.0 2000.0\nR Hit 100 eight 1000.0 2000.0\n");
     let far_trace = job_file("far.trace", "R Hit 99999999 8 1000.0 2000.0\n");
