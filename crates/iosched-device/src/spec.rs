@@ -73,11 +73,29 @@ pub fn parse_spec(spec: &str) -> Result<Box<dyn Device>, SpecError> {
     load_spec(spec).map(|(device, _)| device)
 }
 
-fn queue_depth(value: &str) -> Result<u32, String> {
+/// An integer setting within `min..=max`.
+pub(crate) fn int_in(key: &str, value: &str, min: u32, max: u32) -> Result<u32, String> {
     match value.parse::<u32>() {
-        Ok(d) if (1..=65536).contains(&d) => Ok(d),
-        _ => Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
+        _ => Err(format!("{key}: expected an integer from {min} to {max}, found '{value}'")),
     }
+}
+
+pub(crate) fn queue_depth(value: &str) -> Result<u32, String> {
+    int_in("queue_depth", value, 1, 65536)
+}
+
+/// A setting that names one of `options`.
+pub(crate) fn choice<T: Copy>(key: &str, value: &str, options: &[(&str, T)]) -> Result<T, String> {
+    options.iter().find(|(name, _)| *name == value).map(|(_, v)| *v).ok_or_else(|| {
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        format!("{key}: expected {}, found '{value}'", names.join(" or "))
+    })
+}
+
+/// The name `options` gives `value`.
+pub(crate) fn name_of<T: PartialEq>(options: &[(&'static str, T)], value: &T) -> &'static str {
+    options.iter().find(|(_, v)| v == value).map_or("?", |(n, _)| *n)
 }
 
 /// The `simple` device's parameters from its `key=value` settings.

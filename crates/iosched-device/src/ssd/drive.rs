@@ -60,7 +60,7 @@ struct PendingProgram {
 enum DieOp {
     Idle,
     Read { slot: u32 },
-    Program { pages: u32 },
+    Program,
     GcCopy,
     Erase,
 }
@@ -164,10 +164,6 @@ impl Ssd {
         })
     }
 
-    pub fn params(&self) -> &SsdParams {
-        &self.p
-    }
-
     fn schedule(&mut self, at_ns: u64, event: Event) {
         self.sequence += 1;
         self.events.push(Reverse((at_ns, self.sequence, event)));
@@ -205,27 +201,21 @@ impl Ssd {
             Op::Read => {
                 let mut outstanding = 0;
                 for lpn in c.first_page..c.first_page + c.pages {
-                    if let Some(ppn) = self.ftl.lookup(lpn) {
-                        let die = self.ftl.die_of_ppn(ppn);
-                        let d = &mut self.dies[die as usize];
-                        if matches!(d.op, DieOp::Program { .. } | DieOp::GcCopy | DieOp::Erase) {
-                            self.stats.reads_behind_program_or_erase += 1;
-                            self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
-                        }
-                        d.reads.push_back((slot, ppn));
-                        outstanding += 1;
+                    let Some(ppn) = self.ftl.lookup(lpn) else { continue };
+                    let die = self.ftl.die_of_ppn(ppn);
+                    let d = &mut self.dies[die as usize];
+                    if matches!(d.op, DieOp::Program | DieOp::GcCopy | DieOp::Erase) {
+                        self.stats.reads_behind_program_or_erase += 1;
+                        self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
                     }
+                    d.reads.push_back((slot, ppn));
+                    outstanding += 1;
+                    self.kick(now_ns, die);
                 }
-                self.slots[slot as usize].as_mut().unwrap().outstanding = outstanding;
                 if outstanding == 0 {
                     self.link(now_ns, slot, c.bytes, true);
                 } else {
-                    for lpn in c.first_page..c.first_page + c.pages {
-                        if let Some(ppn) = self.ftl.lookup(lpn) {
-                            let die = self.ftl.die_of_ppn(ppn);
-                            self.kick(now_ns, die);
-                        }
-                    }
+                    self.slots[slot as usize].as_mut().unwrap().outstanding = outstanding;
                 }
             }
             Op::Write => {
@@ -343,7 +333,7 @@ impl Ssd {
             self.dies[die as usize].programming = taken;
             let start = now_ns.max(self.channel_free_ns[ch]);
             self.channel_free_ns[ch] = start + self.page_transfer_ns(k as u64);
-            (DieOp::Program { pages: k as u32 }, self.channel_free_ns[ch] + p.program_ns)
+            (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
         } else {
             return;
         };
@@ -369,9 +359,8 @@ impl Ssd {
                     self.link(now_ns, slot, bytes, true);
                 }
             }
-            DieOp::Program { pages } => {
+            DieOp::Program => {
                 let taken = std::mem::take(&mut d.programming);
-                debug_assert_eq!(taken.len(), pages as usize);
                 for pp in &taken {
                     match pp.slot {
                         Some(slot) => {
@@ -494,14 +483,10 @@ impl Device for Ssd {
     }
 
     fn next_event_ns(&self) -> Option<u64> {
-        if !self.done.is_empty() {
-            return Some(self.last_event_ns);
-        }
         self.events.peek().map(|Reverse((t, _, _))| *t)
     }
 
     fn advance(&mut self, now_ns: u64, completed: &mut Vec<Completion>) {
-        completed.append(&mut self.done);
         while let Some(&Reverse((t, _, event))) = self.events.peek() {
             if t > now_ns {
                 break;

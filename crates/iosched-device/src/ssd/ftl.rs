@@ -286,14 +286,8 @@ impl Ftl {
         best.map(|(_, b)| b)
     }
 
-    /// Clean one victim block on `die`: copy its valid pages to the die's GC block and erase it. `None` if no
-    /// block can be cleaned.
-    pub fn collect(&mut self, die: u32) -> Option<GcWork> {
-        let mut work = GcWork::default();
-        self.collect_into(die, &mut work).then_some(work)
-    }
-
-    /// [`Ftl::collect`] reusing `work`'s allocation.
+    /// Clean one victim block on `die`: copy its valid pages to the die's GC block and erase it, saying what
+    /// was done in `work` (its allocation reused). False if no block can be cleaned.
     pub fn collect_into(&mut self, die: u32, work: &mut GcWork) -> bool {
         work.copies.clear();
         let Some(victim) = self.victim(die) else { return false };

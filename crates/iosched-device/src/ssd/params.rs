@@ -10,6 +10,7 @@
 //! - Garbage-collection copies stay on their die (copyback: tR then tPROG per program unit, no channel time).
 
 use super::ftl::{FtlGeometry, GcPolicy};
+use crate::spec::{choice, int_in, name_of, queue_depth};
 use iosched_core::units;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,8 +36,6 @@ pub struct SsdParams {
     pub preset: String,
     pub channels: u32,
     pub dies_per_channel: u32,
-    pub planes_per_die: u32,
-    pub blocks_per_plane: u32,
     pub pages_per_block: u32,
     pub page_bytes: u64,
     /// Pages one program operation writes (multi-plane / multi-page programming).
@@ -71,15 +70,19 @@ impl SsdParams {
         self.channels * self.dies_per_channel
     }
 
-    /// The FTL's shape: enough blocks per die for the logical capacity plus over-provisioning.
+    /// The FTL's shape: enough blocks per die for the logical capacity plus over-provisioning, and never fewer
+    /// than a die's logical share plus its cleaning reserve (the free-block threshold, two open blocks and one
+    /// to clean into). Only a drive of a few blocks per die meets that floor; it then has more spare than `op`.
     pub fn ftl_geometry(&self) -> FtlGeometry {
         let logical_pages = self.capacity_bytes / self.page_bytes;
+        let ppb = self.pages_per_block as u64;
+        let dies = self.dies() as u64;
         let physical_pages = (logical_pages as f64 * (1.0 + self.op)).ceil() as u64;
-        let per_die = physical_pages.div_ceil(self.dies() as u64);
-        let blocks_per_die = per_die.div_ceil(self.pages_per_block as u64) as u32;
+        let from_op = physical_pages.div_ceil(dies).div_ceil(ppb) as u32;
+        let floor = logical_pages.div_ceil(dies).div_ceil(ppb) as u32 + self.gc_free_blocks + 3;
         FtlGeometry {
             dies: self.dies(),
-            blocks_per_die: blocks_per_die.max(self.gc_free_blocks + 4),
+            blocks_per_die: from_op.max(floor),
             pages_per_block: self.pages_per_block,
             logical_pages,
             gc_free_blocks: self.gc_free_blocks,
@@ -87,29 +90,28 @@ impl SsdParams {
         }
     }
 
+    /// The canonical spec: every setting a key can change, so that it builds the same drive again.
     pub fn describe(&self) -> String {
         format!(
-            "ssd:{},capacity_gib={},op={},precondition={},queue_depth={},trim={},gc={},write_buffer_mib={}",
+            "ssd:{},capacity_gib={},op={},precondition={},queue_depth={},trim={},gc={},gc_free_blocks={},\
+             write_buffer_mib={},seed={}",
             self.preset,
             self.capacity_bytes as f64 / units::GIB as f64,
             self.op,
-            match self.precondition {
-                Precondition::Fresh => "fresh",
-                Precondition::Steady => "steady",
-            },
+            name_of(PRECONDITIONS, &self.precondition),
             self.queue_depth,
-            match self.trim {
-                TrimMode::Queued => "queued",
-                TrimMode::NonQueued => "nonqueued",
-            },
-            match self.gc_policy {
-                GcPolicy::Greedy => "greedy",
-                GcPolicy::CostBenefit => "cost_benefit",
-            },
-            self.write_buffer_bytes / units::MIB,
+            name_of(TRIM_MODES, &self.trim),
+            name_of(GC_POLICIES, &self.gc_policy),
+            self.gc_free_blocks,
+            self.write_buffer_bytes as f64 / units::MIB as f64,
+            self.seed,
         )
     }
 }
+
+const PRECONDITIONS: &[(&str, Precondition)] = &[("fresh", Precondition::Fresh), ("steady", Precondition::Steady)];
+const TRIM_MODES: &[(&str, TrimMode)] = &[("queued", TrimMode::Queued), ("nonqueued", TrimMode::NonQueued)];
+const GC_POLICIES: &[(&str, GcPolicy)] = &[("greedy", GcPolicy::Greedy), ("cost_benefit", GcPolicy::CostBenefit)];
 
 const US: u64 = units::NS_PER_US;
 
@@ -124,8 +126,6 @@ fn nvme() -> SsdParams {
         preset: "nvme".into(),
         channels: 8,
         dies_per_channel: 8,
-        planes_per_die: 2,
-        blocks_per_plane: 2048,
         pages_per_block: 512,
         page_bytes: 4096,
         program_pages: 4,
@@ -163,8 +163,6 @@ fn netflix() -> SsdParams {
         preset: "netflix".into(),
         channels: 4,
         dies_per_channel: 2,
-        planes_per_die: 1,
-        blocks_per_plane: 0,
         pages_per_block: 256,
         page_bytes: 4096,
         program_pages: 4,
@@ -215,62 +213,25 @@ pub fn preset(name: &str) -> Result<SsdParams, String> {
 /// Apply `key=value` settings to a preset.
 pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), String> {
     for &(key, value) in pairs {
-        let number = || value.parse::<f64>().map_err(|_| format!("{key}: expected a number, found '{value}'"));
+        let number = |min: f64, max: f64| match value.parse::<f64>() {
+            Ok(v) if v >= min && v <= max => Ok(v),
+            _ => Err(format!("{key}: expected {min} to {max}, found '{value}'")),
+        };
         match key {
             "capacity_gib" => {
-                let gib = number()?;
-                if !(gib > 0.0 && gib <= 65536.0) {
-                    return Err(format!("capacity_gib: expected more than 0 and at most 65536, found '{value}'"));
+                let gib = number(0.0, 65536.0)?;
+                if gib == 0.0 {
+                    return Err(format!("capacity_gib: expected more than 0, found '{value}'"));
                 }
                 p.capacity_bytes = ((gib * units::GIB as f64) as u64 / p.page_bytes).max(1) * p.page_bytes;
             }
-            "op" => {
-                let op = number()?;
-                if !(0.02..=4.0).contains(&op) {
-                    return Err(format!("op: expected 0.02 to 4, found '{value}'"));
-                }
-                p.op = op;
-            }
-            "precondition" => {
-                p.precondition = match value {
-                    "fresh" => Precondition::Fresh,
-                    "steady" => Precondition::Steady,
-                    _ => return Err(format!("precondition: expected fresh or steady, found '{value}'")),
-                }
-            }
-            "queue_depth" => {
-                p.queue_depth = match value.parse::<u32>() {
-                    Ok(d) if (1..=65536).contains(&d) => d,
-                    _ => return Err(format!("queue_depth: expected an integer from 1 to 65536, found '{value}'")),
-                }
-            }
-            "trim" => {
-                p.trim = match value {
-                    "queued" => TrimMode::Queued,
-                    "nonqueued" => TrimMode::NonQueued,
-                    _ => return Err(format!("trim: expected queued or nonqueued, found '{value}'")),
-                }
-            }
-            "gc" => {
-                p.gc_policy = match value {
-                    "greedy" => GcPolicy::Greedy,
-                    "cost_benefit" => GcPolicy::CostBenefit,
-                    _ => return Err(format!("gc: expected greedy or cost_benefit, found '{value}'")),
-                }
-            }
-            "gc_free_blocks" => {
-                p.gc_free_blocks = match value.parse::<u32>() {
-                    Ok(n) if (2..=1024).contains(&n) => n,
-                    _ => return Err(format!("gc_free_blocks: expected an integer from 2 to 1024, found '{value}'")),
-                }
-            }
-            "write_buffer_mib" => {
-                let mib = number()?;
-                if !(0.0..=65536.0).contains(&mib) {
-                    return Err(format!("write_buffer_mib: expected 0 to 65536, found '{value}'"));
-                }
-                p.write_buffer_bytes = (mib * units::MIB as f64) as u64;
-            }
+            "op" => p.op = number(0.02, 4.0)?,
+            "precondition" => p.precondition = choice(key, value, PRECONDITIONS)?,
+            "queue_depth" => p.queue_depth = queue_depth(value)?,
+            "trim" => p.trim = choice(key, value, TRIM_MODES)?,
+            "gc" => p.gc_policy = choice(key, value, GC_POLICIES)?,
+            "gc_free_blocks" => p.gc_free_blocks = int_in(key, value, 2, 1024)?,
+            "write_buffer_mib" => p.write_buffer_bytes = (number(0.0, 65536.0)? * units::MIB as f64) as u64,
             "seed" => p.seed = value.parse().map_err(|_| format!("seed: expected an integer, found '{value}'"))?,
             _ => {
                 let known: Vec<&str> = SSD_KEYS.iter().map(|(k, _)| *k).collect();
@@ -279,4 +240,24 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
         }
     }
     p.ftl_geometry().check()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_description_is_a_spec_that_builds_the_same_drive() {
+        for name in PRESETS {
+            let mut p = preset(name).unwrap();
+            apply_keys(&mut p, &[("capacity_gib", "2"), ("gc", "cost_benefit"), ("seed", "9"), ("op", "0.25")])
+                .unwrap();
+            let spec = p.describe();
+            let rest = spec.strip_prefix(&format!("ssd:{name},")).unwrap();
+            let pairs: Vec<(&str, &str)> = rest.split(',').map(|kv| kv.split_once('=').unwrap()).collect();
+            let mut again = preset(name).unwrap();
+            apply_keys(&mut again, &pairs).unwrap();
+            assert_eq!(again, p, "{spec}");
+        }
+    }
 }
