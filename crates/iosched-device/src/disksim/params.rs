@@ -402,15 +402,25 @@ impl Block {
         ParamError { location: self.loc.clone(), message: format!("{} has no '{key}'", self.display_name()) }
     }
 
-    pub fn number(&self, key: &str) -> Result<f64, ParamError> {
+    /// The value of `key` as `pick` reads it, or an error naming `what` was expected and what was found.
+    fn typed<'a, T>(
+        &'a self,
+        key: &str,
+        what: &str,
+        pick: impl FnOnce(&'a Spanned) -> Option<T>,
+    ) -> Result<T, ParamError> {
         let v = self.get(key).ok_or_else(|| self.missing(key))?;
-        match &v.value {
-            Value::Number(n) => Ok(*n),
-            other => Err(ParamError {
-                location: v.loc.clone(),
-                message: format!("{key}: expected a number, found {}", other.describe()),
-            }),
-        }
+        pick(v).ok_or_else(|| ParamError {
+            location: v.loc.clone(),
+            message: format!("{key}: expected {what}, found {}", v.value.describe()),
+        })
+    }
+
+    pub fn number(&self, key: &str) -> Result<f64, ParamError> {
+        self.typed(key, "a number", |v| match &v.value {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        })
     }
 
     pub fn number_or(&self, key: &str, default: f64) -> Result<f64, ParamError> {
@@ -435,25 +445,17 @@ impl Block {
     }
 
     pub fn word(&self, key: &str) -> Result<(&str, &Loc), ParamError> {
-        let v = self.get(key).ok_or_else(|| self.missing(key))?;
-        match &v.value {
-            Value::Word(w) => Ok((w.as_str(), &v.loc)),
-            other => Err(ParamError {
-                location: v.loc.clone(),
-                message: format!("{key}: expected a word, found {}", other.describe()),
-            }),
-        }
+        self.typed(key, "a word", |v| match &v.value {
+            Value::Word(w) => Some((w.as_str(), &v.loc)),
+            _ => None,
+        })
     }
 
     pub fn block(&self, key: &str) -> Result<&Block, ParamError> {
-        let v = self.get(key).ok_or_else(|| self.missing(key))?;
-        match &v.value {
-            Value::Block(b) => Ok(b),
-            other => Err(ParamError {
-                location: v.loc.clone(),
-                message: format!("{key}: expected a block, found {}", other.describe()),
-            }),
-        }
+        self.typed(key, "a block", |v| match &v.value {
+            Value::Block(b) => Some(b),
+            _ => None,
+        })
     }
 
     /// A nested block of type `type_name` (the only one the model supports there).
@@ -469,14 +471,10 @@ impl Block {
     }
 
     pub fn list(&self, key: &str) -> Result<&[Spanned], ParamError> {
-        let v = self.get(key).ok_or_else(|| self.missing(key))?;
-        match &v.value {
-            Value::List(items) => Ok(items),
-            other => Err(ParamError {
-                location: v.loc.clone(),
-                message: format!("{key}: expected a list [ ... ], found {}", other.describe()),
-            }),
-        }
+        self.typed(key, "a list [ ... ]", |v| match &v.value {
+            Value::List(items) => Some(items.as_slice()),
+            _ => None,
+        })
     }
 
     /// A list of integers, each within `min..=max`.
