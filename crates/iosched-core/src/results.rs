@@ -28,6 +28,9 @@ pub struct JobResult {
     /// read, write, trim.
     pub directions: [DirectionResult; 3],
     pub flushes: DirectionResult,
+    /// Why the job stopped early, as fio reports it: an errno (0: it did not) and a message.
+    pub error_code: i32,
+    pub error_message: String,
 }
 
 impl JobResult {
@@ -47,6 +50,8 @@ impl JobResult {
             runtime_ns,
             directions: [dir(&rec.directions[0]), dir(&rec.directions[1]), dir(&rec.directions[2])],
             flushes: dir(&rec.flushes),
+            error_code: 0,
+            error_message: String::new(),
         }
     }
 

@@ -55,6 +55,23 @@ impl LatencyRecorder {
         self.count
     }
 
+    /// Add another recorder's samples (Chan et al.'s combination of the running moments).
+    pub fn merge(&mut self, other: &LatencyRecorder) {
+        if other.count == 0 {
+            return;
+        }
+        // Both histograms auto-resize, so adding cannot fail for values either one held.
+        let _ = self.histogram.add(&other.histogram);
+        let (n_a, n_b) = (self.count as f64, other.count as f64);
+        let n = n_a + n_b;
+        let delta = other.mean_ns - self.mean_ns;
+        self.mean_ns += delta * n_b / n;
+        self.m2 += other.m2 + delta * delta * n_a * n_b / n;
+        self.count += other.count;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+
     /// The latency at `percentile` (0-100], or 0 with no samples.
     pub fn percentile_ns(&self, percentile: f64) -> u64 {
         if self.count == 0 {
@@ -111,6 +128,15 @@ pub struct DirectionRecorder {
 }
 
 impl DirectionRecorder {
+    pub fn merge(&mut self, other: &DirectionRecorder) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.errors += other.errors;
+        self.total.merge(&other.total);
+        self.queue_wait.merge(&other.queue_wait);
+        self.service.merge(&other.service);
+    }
+
     pub fn record(&mut self, req: &Request, ok: bool) {
         self.ios += 1;
         if ok {
@@ -132,6 +158,18 @@ pub struct FlowRecorder {
 }
 
 impl FlowRecorder {
+    /// No request recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.flushes.ios == 0 && self.directions.iter().all(|d| d.ios == 0)
+    }
+
+    pub fn merge(&mut self, other: &FlowRecorder) {
+        for (mine, theirs) in self.directions.iter_mut().zip(&other.directions) {
+            mine.merge(theirs);
+        }
+        self.flushes.merge(&other.flushes);
+    }
+
     pub fn record(&mut self, req: &Request, ok: bool) {
         match req.op {
             Op::Flush => self.flushes.record(req, ok),
@@ -158,6 +196,24 @@ mod tests {
         assert!((p99 / 9_900_000.0 - 1.0).abs() < 0.002, "{p99}");
         let p50 = s.at(50.0).unwrap() as f64;
         assert!((p50 / 5_000_000.0 - 1.0).abs() < 0.002, "{p50}");
+    }
+
+    #[test]
+    fn merged_recorders_equal_one_recorder_of_all_samples() {
+        let (mut a, mut b, mut all) = (LatencyRecorder::new(), LatencyRecorder::new(), LatencyRecorder::new());
+        for v in 1..=1000u64 {
+            let x = v * v % 7919 * 1000;
+            if v % 3 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
+            all.record(x);
+        }
+        a.merge(&b);
+        let (m, w) = (a.summary(), all.summary());
+        assert_eq!((m.count, m.min_ns, m.max_ns, &m.percentiles_ns), (w.count, w.min_ns, w.max_ns, &w.percentiles_ns));
+        assert!((m.mean_ns - w.mean_ns).abs() < 1e-6 && (m.stddev_ns - w.stddev_ns).abs() < 1e-3);
     }
 
     #[test]

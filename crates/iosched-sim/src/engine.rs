@@ -88,8 +88,15 @@ struct SourceState {
     first_flow: u32,
     process: Process,
     recorder: FlowRecorder,
+    /// Results count from here (the start, after ramp_time).
     start_ns: u64,
     last_completion_ns: u64,
+    /// fio's group id, the stonewall wave, and whether the group is reported as one job.
+    group: u32,
+    wave: u32,
+    group_reporting: bool,
+    /// A job that has finished (timed sources never count).
+    done: bool,
 }
 
 /// Flush barrier state.
@@ -129,6 +136,9 @@ struct Engine {
     enqueue_seq: u64,
     /// Counts dispatches and completions together.
     device_seq: u64,
+    /// Jobs not yet finished in each stonewall wave, and the wave running.
+    wave_left: Vec<u32>,
+    wave: u32,
 }
 
 /// Run `workload` through `policy` to `device`.
@@ -160,16 +170,28 @@ impl Engine {
         let mut sources = Vec::with_capacity(workload.sources.len());
         let mut flow_source = Vec::new();
         let mut wakes = Vec::new();
+        let mut wave_left: Vec<u32> = Vec::new();
         for (index, spec) in workload.sources.iter().enumerate() {
             let first_flow = flow_source.len() as u32;
+            let (mut group, mut wave, mut group_reporting) = (0, 0, false);
             let (process, start_ns) = match spec {
-                SourceSpec::Job { spec: job, .. } => {
-                    let region = job_region(job, capacity)?;
-                    let rng = SimRng::new(config.seed, index as u64);
-                    let process = JobProcess::new(FlowId(first_flow), job, region, rng);
+                SourceSpec::Job { spec: job, clone, group: g, wave: w } => {
+                    (group, wave, group_reporting) = (*g, *w, job.group_reporting);
+                    let region = job_region(job, *clone, capacity)?;
+                    let rng = match job.randseed {
+                        Some(seed) => SimRng::new(seed, *clone as u64),
+                        None => SimRng::new(config.seed, index as u64),
+                    };
+                    let mut process = JobProcess::new(FlowId(first_flow), job, region, rng);
                     flow_source.push(index as u32);
-                    let start = process.start_ns();
-                    wakes.push((start, index as u32));
+                    if wave_left.len() <= *w as usize {
+                        wave_left.resize(*w as usize + 1, 0);
+                    }
+                    wave_left[*w as usize] += 1;
+                    if *w == 0 {
+                        wakes.push((process.start_at(0), index as u32));
+                    }
+                    let start = process.account_from_ns();
                     (Process::Job(Box::new(process)), start)
                 }
                 SourceSpec::Timed { requests, .. } => {
@@ -198,6 +220,10 @@ impl Engine {
                 recorder: FlowRecorder::default(),
                 start_ns,
                 last_completion_ns: start_ns,
+                group,
+                wave,
+                group_reporting,
+                done: false,
             });
         }
         let depth = device.queue_depth().max(1);
@@ -224,6 +250,8 @@ impl Engine {
             log: config.record_log.then(Vec::new),
             enqueue_seq: 0,
             device_seq: 0,
+            wave_left,
+            wave: 0,
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -284,10 +312,7 @@ impl Engine {
         let mut out = std::mem::take(&mut self.issue_buf);
         let source = &mut self.sources[index as usize];
         let next = match &mut source.process {
-            Process::Job(job) => {
-                job.wake(self.now_ns, &mut out);
-                None
-            }
+            Process::Job(job) => job.wake(self.now_ns, &mut out),
             Process::Timed(timed) => timed.wake(self.now_ns, &mut out),
         };
         if let Some(at) = next {
@@ -297,6 +322,51 @@ impl Engine {
             self.arrive(issue);
         }
         self.issue_buf = out;
+        self.after_job_step(index);
+    }
+
+    /// After a job acted: forget its results if it asked, and note when it has finished; the last job of a
+    /// stonewall wave to finish starts the next wave.
+    fn after_job_step(&mut self, index: u32) {
+        let source = &mut self.sources[index as usize];
+        let Process::Job(job) = &mut source.process else {
+            return;
+        };
+        if job.take_stats_reset() {
+            source.recorder = FlowRecorder::default();
+            source.start_ns = job.account_from_ns();
+            source.last_completion_ns = source.start_ns;
+        }
+        if source.done || !job.finished(self.now_ns) {
+            return;
+        }
+        source.done = true;
+        let wave = source.wave as usize;
+        self.wave_left[wave] -= 1;
+        if self.wave_left[wave] > 0 || wave as u32 != self.wave {
+            return;
+        }
+        // Start the next wave that has jobs.
+        while (self.wave as usize) + 1 < self.wave_left.len() {
+            self.wave += 1;
+            if self.wave_left[self.wave as usize] == 0 {
+                continue;
+            }
+            let now = self.now_ns;
+            let mut wakes = Vec::new();
+            for (i, s) in self.sources.iter_mut().enumerate() {
+                if let (Process::Job(job), true) = (&mut s.process, s.wave == self.wave) {
+                    let start = job.start_at(now);
+                    s.start_ns = job.account_from_ns();
+                    s.last_completion_ns = s.start_ns;
+                    wakes.push((start, i as u32));
+                }
+            }
+            for (at, i) in wakes {
+                self.schedule(at, EventKind::SourceWake(i));
+            }
+            break;
+        }
     }
 
     /// A request enters the engine.
@@ -419,17 +489,24 @@ impl Engine {
         }
         let index = self.flow_source[req.flow.0 as usize];
         let source = &mut self.sources[index as usize];
-        source.recorder.record(&req, completion.error == 0);
-        source.last_completion_ns = self.now_ns;
+        let counted = match &source.process {
+            Process::Job(job) => self.now_ns >= job.account_from_ns(),
+            Process::Timed(_) => true,
+        };
+        if counted {
+            source.recorder.record(&req, completion.error == 0);
+            source.last_completion_ns = self.now_ns;
+        }
         if let Process::Job(job) = &mut source.process {
             let mut out = std::mem::take(&mut self.issue_buf);
-            if let Some(at) = job.complete(self.now_ns, &mut out) {
+            if let Some(at) = job.complete(self.now_ns, &req, &mut out) {
                 self.schedule(at, EventKind::SourceWake(index));
             }
             for issue in out.drain(..) {
                 self.arrive(issue);
             }
             self.issue_buf = out;
+            self.after_job_step(index);
         }
     }
 
@@ -447,14 +524,43 @@ impl Engine {
     }
 
     fn finish(self, seed: u64) -> SimOutput {
-        let jobs = self
-            .sources
-            .iter()
-            .map(|s| {
-                let runtime = s.last_completion_ns.saturating_sub(s.start_ns);
-                JobResult::from_recorder(s.name.clone(), s.first_flow, 0, runtime, &s.recorder)
-            })
-            .collect();
+        let mut jobs: Vec<JobResult> = Vec::new();
+        // group_reporting: the group's jobs become one, named after its first, over the union of their times.
+        let mut reported_groups: Vec<(u32, usize, u64, u64, FlowRecorder)> = Vec::new();
+        for s in &self.sources {
+            let failure = match &s.process {
+                Process::Job(job) => job.failure().cloned(),
+                Process::Timed(_) => None,
+            };
+            if s.group_reporting {
+                if let Some(entry) = reported_groups.iter_mut().find(|g| g.0 == s.group) {
+                    entry.2 = entry.2.min(s.start_ns);
+                    entry.3 = entry.3.max(s.last_completion_ns);
+                    entry.4.merge(&s.recorder);
+                    if let (Some(f), true) = (failure, jobs[entry.1].error_code == 0) {
+                        jobs[entry.1].error_code = f.errno;
+                        jobs[entry.1].error_message = f.message;
+                    }
+                    continue;
+                }
+                reported_groups.push((s.group, jobs.len(), s.start_ns, s.last_completion_ns, s.recorder.clone()));
+            }
+            let runtime = s.last_completion_ns.saturating_sub(s.start_ns);
+            let mut job = JobResult::from_recorder(s.name.clone(), s.first_flow, s.group, runtime, &s.recorder);
+            if let Some(f) = failure {
+                job.error_code = f.errno;
+                job.error_message = f.message;
+            }
+            jobs.push(job);
+        }
+        for (group, at, start, end, recorder) in reported_groups {
+            let first = &jobs[at];
+            let mut merged =
+                JobResult::from_recorder(first.name.clone(), first.flow, group, end.saturating_sub(start), &recorder);
+            merged.error_code = first.error_code;
+            merged.error_message = first.error_message.clone();
+            jobs[at] = merged;
+        }
         let policy = &self.policy;
         SimOutput {
             result: RunResult {

@@ -1,17 +1,32 @@
 //! The processes that issue a workload's requests.
 //!
-//! - [`JobProcess`]: a fio job clone in closed loop. It keeps up to its depth in flight (one for psync-style
-//!   engines), waits `thinktime` after a completion before using the freed slot, issues a flush after every
-//!   `fsync` writes and at the end with `end_fsync`, and stops issuing when its I/O limit or runtime is reached.
+//! - [`JobProcess`]: a fio job clone in closed loop, as fio's main loop runs one:
+//!   - it keeps up to its depth in flight (one for psync-style engines); with iodepth_low, once the queue is
+//!     full it refills only when it has drained that far;
+//!   - buffered writes (direct=0 without sync) are asynchronous write-back: the job does not wait for them,
+//!     but at most [`WRITE_BACK_REQUESTS`] may be outstanding, after which it waits as a writer throttled by
+//!     the kernel would (the page cache's absorbing of writes ahead of the device is not modelled);
+//!   - rate and rate_iops hold each direction to its rate, with evenly spaced issues (linear) or exponential
+//!     gaps (poisson); rate_min / rate_iops_min fail the job when a ratecycle falls short;
+//!   - thinktime: after every thinktime_blocks issues, the job waits for its I/O to complete, then pauses;
+//!   - a flush after every fsync / fdatasync writes and at the end with end_fsync;
+//!   - latency_target: fio's search for the deepest queue that keeps latency_percentile of a latency_window's
+//!     I/Os under the target (start at depth 1, double while it holds, bisect once it fails, then one final
+//!     window at the depth found, whose I/Os are the reported ones);
+//!   - it stops at its I/O limit (times loops) or at ramp_time + runtime, whichever comes first.
 //! - [`TimedProcess`]: an open-loop list of requests issued at their times whatever the device does.
 //!
 //! Each step appends the requests to issue now to a buffer the engine owns and says when to be woken next.
 
 use crate::workload::TimedIo;
-use iosched_core::request::{FlowId, IoClass, Op};
+use iosched_core::request::{FlowId, IoClass, Op, Request};
 use iosched_core::rng::SimRng;
-use iosched_workload::generator::IoGenerator;
-use iosched_workload::job::{IoLimit, JobSpec};
+use iosched_workload::generator::{IoGenerator, NextIo};
+use iosched_workload::job::{IoLimit, JobSpec, RateProcess};
+
+/// Buffered writes a job may have outstanding before it waits: the block layer's default request-queue size
+/// (nr_requests).
+pub const WRITE_BACK_REQUESTS: u32 = 128;
 
 /// A request a process wants issued now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,124 +40,493 @@ pub struct Issue {
     pub sync: bool,
 }
 
+/// Why a job stopped early, as fio reports it (errno and message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobFailure {
+    pub errno: i32,
+    pub message: String,
+}
+
+/// fio's latency-target search state.
+struct LatencySearch {
+    target_ns: u64,
+    window_ns: u64,
+    percentile: f64,
+    depth: u32,
+    low: u32,
+    high: u32,
+    max: u32,
+    window_start_ns: u64,
+    window_ios: u64,
+    window_failed: u64,
+    final_run: bool,
+}
+
+enum SearchStep {
+    Continue,
+    /// Drain the queue, then go on (depth changed).
+    Quiesce,
+    /// Drain the queue, forget the results so far, and run one more window.
+    FinalRun,
+    Done,
+    Failed,
+}
+
+impl LatencySearch {
+    fn new_window(&mut self, now_ns: u64) {
+        self.window_start_ns = now_ns;
+        self.window_ios = 0;
+        self.window_failed = 0;
+    }
+
+    fn fail_step(&mut self, now_ns: u64) -> SearchStep {
+        if self.depth == 1 {
+            return SearchStep::Failed;
+        }
+        self.high = self.depth;
+        if self.depth == self.low {
+            self.low -= 1;
+        }
+        self.depth = ((self.depth + self.low) / 2).max(1);
+        self.new_window(now_ns);
+        SearchStep::Quiesce
+    }
+
+    fn on_completion(&mut self, now_ns: u64, latency_ns: u64) -> SearchStep {
+        self.window_ios += 1;
+        if latency_ns > self.target_ns {
+            if self.percentile >= 100.0 {
+                return self.fail_step(now_ns);
+            }
+            self.window_failed += 1;
+        }
+        if now_ns < self.window_start_ns + self.window_ns || self.window_ios == 0 {
+            return SearchStep::Continue;
+        }
+        let success = (self.window_ios - self.window_failed) as f64 * 100.0 / self.window_ios as f64;
+        if success < self.percentile {
+            return self.fail_step(now_ns);
+        }
+        let before = self.depth;
+        self.low = self.depth;
+        self.depth = if self.high != self.max { (self.depth + self.high) / 2 } else { self.depth * 2 };
+        self.depth = self.depth.clamp(1, self.max);
+        self.new_window(now_ns);
+        if self.depth == before {
+            if self.final_run {
+                return SearchStep::Done;
+            }
+            self.final_run = true;
+            return SearchStep::FinalRun;
+        }
+        SearchStep::Continue
+    }
+}
+
 pub struct JobProcess {
     flow: FlowId,
     job: JobSpec,
     depth: u32,
+    refill_at: u32,
     generator: IoGenerator,
     rng: SimRng,
-    region_len_bytes: u64,
+    /// The I/O limit in bytes or I/Os, loops included.
+    limit_bytes: Option<u64>,
+    limit_ios: Option<u64>,
     start_ns: u64,
     started: bool,
+    /// Requests the job waits for.
     in_flight: u32,
-    /// Slots freed by a completion, waiting out the think time.
-    thinking: u32,
+    /// Write-back requests outstanding.
+    write_back: u32,
+    /// The queue filled up; waiting to drain to `refill_at`.
+    draining: bool,
+    /// Waiting for every request to complete (before a think time, or a latency-target depth change).
+    quiescing: bool,
+    /// After quiescing, think.
+    think_after_quiesce: bool,
+    /// After quiescing, forget the results so far (the latency target's final run).
+    reset_after_quiesce: bool,
+    thinking_until_ns: Option<u64>,
+    /// An I/O held back by the rate limit.
+    held: Option<NextIo>,
+    /// When each direction may issue next (rate limits).
+    next_issue_ns: [u64; 3],
     issued_ios: u64,
     issued_bytes: u64,
+    issued_by_dir_ios: [u64; 3],
+    issued_by_dir_bytes: [u64; 3],
+    since_think: u32,
     writes_since_flush: u32,
     end_flush_issued: bool,
+    stopped: bool,
+    failure: Option<JobFailure>,
+    /// rate_min: the current cycle's start and bytes / I/Os completed in it.
+    cycle_start_ns: u64,
+    cycle_bytes: [u64; 3],
+    cycle_ios: [u64; 3],
+    search: Option<LatencySearch>,
+    /// The results so far are to be dropped (the latency target's final run begins).
+    reset_stats: bool,
+    /// Results count completions from this time on (the end of ramp_time, or the final run's start).
+    account_from_ns: u64,
+    /// The wake-up already asked of the engine, so that it is asked once.
+    wake_asked_ns: Option<u64>,
 }
 
 impl JobProcess {
-    pub fn new(flow: FlowId, job: &JobSpec, region: (u64, u64), rng: SimRng) -> JobProcess {
+    pub fn new(flow: FlowId, job: &JobSpec, region: (u64, u64), mut rng: SimRng) -> JobProcess {
+        let depth = job.effective_depth();
+        let loops = job.loops.max(1) as u64;
+        let (limit_bytes, limit_ios) = match job.io_limit {
+            IoLimit::Region if job.time_based => (None, None),
+            IoLimit::Region => (Some(region.1.saturating_mul(loops)), None),
+            IoLimit::RegionPercent(p) => {
+                (Some(((region.1 as u128 * p as u128 / 100) as u64).max(1).saturating_mul(loops)), None)
+            }
+            IoLimit::Bytes(b) => (Some(b.saturating_mul(loops)), None),
+            IoLimit::Ios(n) => (None, Some(n.saturating_mul(loops))),
+        };
+        let search = job.latency_target.map(|t| LatencySearch {
+            target_ns: t.target_ns,
+            window_ns: t.window_ns,
+            percentile: t.percentile,
+            depth: 1,
+            low: 1,
+            high: depth,
+            max: depth,
+            window_start_ns: 0,
+            window_ios: 0,
+            window_failed: 0,
+            final_run: false,
+        });
         JobProcess {
             flow,
-            depth: job.effective_depth(),
-            generator: IoGenerator::new(job, region.0, region.1),
+            depth,
+            refill_at: job.iodepth_low.map_or(depth.saturating_sub(1), |low| low.min(depth.saturating_sub(1))),
+            generator: IoGenerator::new(job, region.0, region.1, &mut rng),
             rng,
-            region_len_bytes: region.1,
+            limit_bytes,
+            limit_ios,
             start_ns: job.startdelay_ns,
             started: false,
             in_flight: 0,
-            thinking: 0,
+            write_back: 0,
+            draining: false,
+            quiescing: false,
+            think_after_quiesce: false,
+            reset_after_quiesce: false,
+            thinking_until_ns: None,
+            held: None,
+            next_issue_ns: [0; 3],
             issued_ios: 0,
             issued_bytes: 0,
+            issued_by_dir_ios: [0; 3],
+            issued_by_dir_bytes: [0; 3],
+            since_think: 0,
             writes_since_flush: 0,
             end_flush_issued: false,
+            stopped: false,
+            failure: None,
+            cycle_start_ns: 0,
+            cycle_bytes: [0; 3],
+            cycle_ios: [0; 3],
+            search,
+            reset_stats: false,
+            account_from_ns: 0,
+            wake_asked_ns: None,
             job: job.clone(),
         }
     }
 
-    /// When the job starts.
+    /// Start the job `now_ns` (its wave began); returns when to wake it (after startdelay).
+    pub fn start_at(&mut self, now_ns: u64) -> u64 {
+        self.start_ns = now_ns + self.job.startdelay_ns;
+        self.account_from_ns = self.start_ns + self.job.ramp_ns;
+        self.start_ns
+    }
+
+    /// When the job starts (its wave's start plus startdelay).
     pub fn start_ns(&self) -> u64 {
         self.start_ns
     }
 
-    /// Whether the job may issue another data request at `now_ns`.
-    fn may_issue_data(&self, now_ns: u64) -> bool {
+    /// Completions before this time are not reported (ramp_time; the latency target's search).
+    pub fn account_from_ns(&self) -> u64 {
+        self.account_from_ns
+    }
+
+    /// Whether the results so far are to be forgotten (asked once).
+    pub fn take_stats_reset(&mut self) -> bool {
+        std::mem::take(&mut self.reset_stats)
+    }
+
+    pub fn failure(&self) -> Option<&JobFailure> {
+        self.failure.as_ref()
+    }
+
+    /// Nothing more to issue at `now_ns` or later, and nothing outstanding.
+    pub fn finished(&self, now_ns: u64) -> bool {
+        self.started
+            && self.in_flight == 0
+            && self.write_back == 0
+            && self.thinking_until_ns.is_none()
+            && (self.stopped || (!self.more_data(now_ns) && self.end_flush_done()))
+    }
+
+    fn end_flush_done(&self) -> bool {
+        !self.job.end_fsync || self.end_flush_issued
+    }
+
+    /// Whether the job may issue more data (its limit and runtime allow it) at `now_ns`.
+    fn more_data(&self, now_ns: u64) -> bool {
+        if self.stopped {
+            return false;
+        }
         if let Some(runtime_ns) = self.job.runtime_ns {
-            if now_ns >= self.start_ns + runtime_ns {
+            if now_ns >= self.start_ns + self.job.ramp_ns + runtime_ns {
                 return false;
             }
         }
-        match self.job.io_limit {
-            IoLimit::Region if self.job.time_based => true,
-            IoLimit::Region => self.issued_bytes < self.region_len_bytes,
-            IoLimit::Bytes(limit) => self.issued_bytes < limit,
-            IoLimit::Ios(limit) => self.issued_ios < limit,
+        if let Some(limit) = self.limit_bytes {
+            if self.issued_bytes >= limit {
+                return false;
+            }
         }
+        if let Some(limit) = self.limit_ios {
+            if self.issued_ios >= limit {
+                return false;
+            }
+        }
+        true
     }
 
-    fn issue(&self, op: Op, offset_bytes: u64, len_bytes: u64) -> Issue {
-        Issue {
-            op,
-            offset_bytes,
-            len_bytes,
-            flow: self.flow,
-            class: self.job.class,
-            level: self.job.level,
-            sync: self.job.is_sync(op),
+    fn issue(&mut self, op: Op, offset_bytes: u64, len_bytes: u64) -> Issue {
+        let sync = self.job.is_sync(op);
+        let (mut class, mut level) = (self.job.class, self.job.level);
+        if op != Op::Flush && op != Op::Trim {
+            let share = self.job.cmdprio_percent[op.index()];
+            if share > 0 && self.rng.percent(share) {
+                class = self.job.cmdprio_class;
+                level = self.job.cmdprio_level;
+            }
         }
+        if op == Op::Write && !sync {
+            self.write_back += 1;
+        } else {
+            self.in_flight += 1;
+        }
+        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync }
     }
 
-    /// Use every free slot.
-    fn fill(&mut self, now_ns: u64, out: &mut Vec<Issue>) {
-        while self.in_flight + self.thinking < self.depth {
+    fn depth_now(&self) -> u32 {
+        self.search.as_ref().map_or(self.depth, |s| s.depth.min(self.depth))
+    }
+
+    /// The gap before the next issue of direction `dir` under the rate limits, after one of `len_bytes`.
+    fn rate_gap_ns(&mut self, dir: usize, len_bytes: u64) -> Option<u64> {
+        let (iops, bps) = (self.job.rate_iops[dir], self.job.rate_bytes_per_s[dir]);
+        let mean_ns = if iops > 0 {
+            1e9 / iops as f64
+        } else if bps > 0 {
+            len_bytes as f64 * 1e9 / bps as f64
+        } else {
+            return None;
+        };
+        Some(match self.job.rate_process {
+            RateProcess::Linear => mean_ns.round() as u64,
+            RateProcess::Poisson => (-(1.0 - self.rng.unit_f64()).ln() * mean_ns).round() as u64,
+        })
+    }
+
+    /// Issue what may be issued now; returns when to be woken if the job waits on time.
+    fn fill(&mut self, now_ns: u64, out: &mut Vec<Issue>) -> Option<u64> {
+        if self.stopped {
+            return None;
+        }
+        if let Some(until) = self.thinking_until_ns {
+            if now_ns < until {
+                return Some(until);
+            }
+            self.thinking_until_ns = None;
+        }
+        if self.quiescing {
+            if self.in_flight > 0 || self.write_back > 0 {
+                return None;
+            }
+            self.quiescing = false;
+            if std::mem::take(&mut self.reset_after_quiesce) {
+                self.reset_stats = true;
+                self.account_from_ns = now_ns;
+            }
+            if std::mem::take(&mut self.think_after_quiesce) {
+                self.thinking_until_ns = Some(now_ns + self.job.thinktime_ns);
+                return self.thinking_until_ns;
+            }
+        }
+        if self.draining {
+            if self.in_flight > self.refill_at {
+                return None;
+            }
+            self.draining = false;
+        }
+        loop {
+            if self.in_flight >= self.depth_now() {
+                self.draining = self.in_flight >= self.depth && self.refill_at + 1 < self.depth;
+                return None;
+            }
+            if self.write_back >= WRITE_BACK_REQUESTS {
+                return None;
+            }
             let fsync_due = self.job.fsync_every_writes > 0 && self.writes_since_flush >= self.job.fsync_every_writes;
             if fsync_due {
                 self.writes_since_flush = 0;
-                out.push(self.issue(Op::Flush, 0, 0));
-                self.in_flight += 1;
+                let issue = self.issue(Op::Flush, 0, 0);
+                out.push(issue);
                 continue;
             }
-            if !self.may_issue_data(now_ns) {
-                if self.job.end_fsync && !self.end_flush_issued && self.in_flight == 0 && self.thinking == 0 {
+            if !self.more_data(now_ns) {
+                self.held = None;
+                if self.job.end_fsync && !self.end_flush_issued && self.in_flight == 0 && self.write_back == 0 {
                     self.end_flush_issued = true;
-                    out.push(self.issue(Op::Flush, 0, 0));
-                    self.in_flight += 1;
+                    let issue = self.issue(Op::Flush, 0, 0);
+                    out.push(issue);
                 }
-                break;
+                return None;
             }
-            let io = self.generator.next(&mut self.rng);
-            out.push(self.issue(io.op, io.offset_bytes, io.len_bytes));
-            self.in_flight += 1;
+            let io = match self.held.take() {
+                Some(io) => io,
+                None => self.generator.next(&mut self.rng),
+            };
+            let dir = io.op.index();
+            if now_ns < self.next_issue_ns[dir] {
+                self.held = Some(io);
+                return Some(self.next_issue_ns[dir]);
+            }
+            if let Some(gap) = self.rate_gap_ns(dir, io.len_bytes) {
+                // Linear: on a fixed grid from the start, so that a late issue does not push later ones back.
+                let base = self.next_issue_ns[dir].max(self.start_ns);
+                self.next_issue_ns[dir] = base + gap;
+            }
+            let issue = self.issue(io.op, io.offset_bytes, io.len_bytes);
+            out.push(issue);
             self.issued_ios += 1;
             self.issued_bytes += io.len_bytes;
+            self.issued_by_dir_ios[dir] += 1;
+            self.issued_by_dir_bytes[dir] += io.len_bytes;
             if io.op == Op::Write {
                 self.writes_since_flush += 1;
             }
+            if self.job.thinktime_ns > 0 {
+                self.since_think += 1;
+                if self.since_think >= self.job.thinktime_blocks {
+                    self.since_think = 0;
+                    self.quiescing = true;
+                    self.think_after_quiesce = true;
+                    return None;
+                }
+            }
         }
     }
 
-    /// A wake-up this process asked for: its start, or the end of a think time.
-    pub fn wake(&mut self, now_ns: u64, out: &mut Vec<Issue>) {
+    /// Ask the engine for a wake-up at `at`, unless one at or before it is already asked.
+    fn wake_request(&mut self, at: Option<u64>) -> Option<u64> {
+        let at = at?;
+        match self.wake_asked_ns {
+            Some(asked) if asked <= at => None,
+            _ => {
+                self.wake_asked_ns = Some(at);
+                Some(at)
+            }
+        }
+    }
+
+    /// A wake-up: the start, the end of a think time or of a rate gap. Returns the next wake-up to ask for.
+    pub fn wake(&mut self, now_ns: u64, out: &mut Vec<Issue>) -> Option<u64> {
+        if self.wake_asked_ns.is_some_and(|at| at <= now_ns) {
+            self.wake_asked_ns = None;
+        }
         if !self.started {
             self.started = true;
-        } else {
-            self.thinking = self.thinking.saturating_sub(1);
+            self.cycle_start_ns = self.account_from_ns;
+            if let Some(search) = &mut self.search {
+                search.new_window(now_ns);
+            }
+            for dir in 0..3 {
+                self.next_issue_ns[dir] = self.start_ns;
+            }
         }
-        self.fill(now_ns, out);
+        let next = self.fill(now_ns, out);
+        self.wake_request(next)
     }
 
-    /// One of this process's requests completed. Returns when to wake it, if it thinks before the next issue.
-    pub fn complete(&mut self, now_ns: u64, out: &mut Vec<Issue>) -> Option<u64> {
-        self.in_flight -= 1;
-        if self.job.thinktime_ns > 0 && self.may_issue_data(now_ns) {
-            self.thinking += 1;
-            return Some(now_ns + self.job.thinktime_ns);
+    fn stop(&mut self, errno: i32, message: String) {
+        self.stopped = true;
+        self.held = None;
+        self.thinking_until_ns = None;
+        if self.failure.is_none() && errno != 0 {
+            self.failure = Some(JobFailure { errno, message });
         }
-        self.fill(now_ns, out);
-        None
+    }
+
+    /// rate_min / rate_iops_min: check the cycle that ended.
+    fn check_min_rate(&mut self, now_ns: u64) {
+        if now_ns < self.cycle_start_ns + self.job.ratecycle_ns {
+            return;
+        }
+        let elapsed_s = (now_ns - self.cycle_start_ns) as f64 / 1e9;
+        for dir in 0..3 {
+            let (min_bps, min_iops) = (self.job.rate_min_bytes_per_s[dir], self.job.rate_iops_min[dir]);
+            let name = ["read", "write", "trim"][dir];
+            if min_bps > 0 && (self.cycle_bytes[dir] as f64 / elapsed_s) < min_bps as f64 {
+                let got = self.cycle_bytes[dir] as f64 / elapsed_s;
+                self.stop(5, format!("{name} rate {got:.0} B/s fell below rate_min {min_bps} B/s"));
+            }
+            if min_iops > 0 && (self.cycle_ios[dir] as f64 / elapsed_s) < min_iops as f64 {
+                let got = self.cycle_ios[dir] as f64 / elapsed_s;
+                self.stop(5, format!("{name} rate {got:.1} IOPS fell below rate_iops_min {min_iops}"));
+            }
+        }
+        self.cycle_start_ns = now_ns;
+        self.cycle_bytes = [0; 3];
+        self.cycle_ios = [0; 3];
+    }
+
+    /// One of this process's requests completed. Returns the wake-up to ask for, if any.
+    pub fn complete(&mut self, now_ns: u64, req: &Request, out: &mut Vec<Issue>) -> Option<u64> {
+        if req.op == Op::Write && !req.sync {
+            self.write_back -= 1;
+        } else {
+            self.in_flight -= 1;
+        }
+        if req.op != Op::Flush && now_ns >= self.account_from_ns {
+            let dir = req.op.index();
+            self.cycle_bytes[dir] += req.len_bytes;
+            self.cycle_ios[dir] += 1;
+            self.check_min_rate(now_ns);
+        }
+        if req.op != Op::Flush {
+            if let Some(search) = &mut self.search {
+                match search.on_completion(now_ns, req.total_ns()) {
+                    SearchStep::Continue => {}
+                    SearchStep::Quiesce => self.quiescing = true,
+                    SearchStep::FinalRun => {
+                        self.quiescing = true;
+                        self.reset_after_quiesce = true;
+                    }
+                    SearchStep::Done => self.stop(0, String::new()),
+                    SearchStep::Failed => {
+                        let target = search.target_ns;
+                        self.stop(
+                            110,
+                            format!("latency of {} ns exceeds the target {target} ns at depth 1", req.total_ns()),
+                        )
+                    }
+                }
+            }
+        }
+        let next = self.fill(now_ns, out);
+        self.wake_request(next)
     }
 }
 

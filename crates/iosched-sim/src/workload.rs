@@ -22,8 +22,10 @@ pub struct TimedIo {
 /// One source of requests.
 #[derive(Clone, Debug)]
 pub enum SourceSpec {
-    /// A closed-loop fio job clone: one flow.
-    Job { spec: JobSpec },
+    /// A closed-loop fio job clone: one flow. `clone` numbers the clones of one job from 0 (offset_increment);
+    /// `group` is fio's group id; `wave` counts stonewalls: a wave starts when every job of the one before
+    /// has finished.
+    Job { spec: Box<JobSpec>, clone: u32, group: u32, wave: u32 },
     /// Requests issued at given times whatever the device does (open loop), sorted by time.
     Timed { name: String, requests: Vec<TimedIo> },
 }
@@ -51,12 +53,20 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// fio jobs, each cloned `numjobs` times.
+    /// fio jobs, each cloned `numjobs` times. A stonewall starts a new wave and a new group; new_group starts
+    /// a new group only.
     pub fn from_jobs(jobs: &[JobSpec]) -> Workload {
         let mut sources = Vec::new();
-        for job in jobs {
-            for _ in 0..job.numjobs.max(1) {
-                sources.push(SourceSpec::Job { spec: job.clone() });
+        let (mut group, mut wave) = (0u32, 0u32);
+        for (index, job) in jobs.iter().enumerate() {
+            if index > 0 && job.stonewall {
+                wave += 1;
+                group += 1;
+            } else if index > 0 && job.new_group {
+                group += 1;
+            }
+            for clone in 0..job.numjobs.max(1) {
+                sources.push(SourceSpec::Job { spec: Box::new(job.clone()), clone, group, wave });
             }
         }
         Workload { sources }
@@ -81,8 +91,8 @@ impl Workload {
     pub fn check(&self, capacity_bytes: u64) -> Result<(), WorkloadError> {
         for source in &self.sources {
             match source {
-                SourceSpec::Job { spec, .. } => {
-                    job_region(spec, capacity_bytes)?;
+                SourceSpec::Job { spec, clone, .. } => {
+                    job_region(spec, *clone, capacity_bytes)?;
                 }
                 SourceSpec::Timed { name, requests } => {
                     for (i, r) in requests.iter().enumerate() {
@@ -104,10 +114,14 @@ impl Workload {
     }
 }
 
-/// The region `(start, len)` a job covers on a device of `capacity_bytes`.
-pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), WorkloadError> {
+/// The region `(start, len)` clone `clone` of a job covers on a device of `capacity_bytes`: from offset (plus
+/// clone x offset_increment) for size, or filesize x nrfiles, or to the end of the device.
+pub fn job_region(spec: &JobSpec, clone: u32, capacity_bytes: u64) -> Result<(u64, u64), WorkloadError> {
     let at = |option: &str| spec.location_of(option).cloned().unwrap_or_else(|| spec.defined_at.clone());
-    let start = spec.offset.bytes(capacity_bytes);
+    let start = spec
+        .offset
+        .bytes(capacity_bytes)
+        .saturating_add(spec.offset_increment.bytes(capacity_bytes).saturating_mul(clone as u64));
     if start >= capacity_bytes {
         return Err(WorkloadError::AtLocation {
             location: at("offset"),
@@ -117,11 +131,12 @@ pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), Wor
             ),
         });
     }
-    let len = match spec.size {
-        Some(size) => size.bytes(capacity_bytes),
-        None => capacity_bytes - start,
+    let len = match (spec.size, spec.filesize) {
+        (Some(size), _) => size.bytes(capacity_bytes),
+        (None, Some(file)) => file.bytes(capacity_bytes).saturating_mul(spec.nrfiles.max(1) as u64),
+        (None, None) => capacity_bytes - start,
     };
-    if start + len > capacity_bytes {
+    if start.saturating_add(len) > capacity_bytes {
         return Err(WorkloadError::AtLocation {
             location: at("size"),
             message: format!(
@@ -130,11 +145,16 @@ pub fn job_region(spec: &JobSpec, capacity_bytes: u64) -> Result<(u64, u64), Wor
             ),
         });
     }
-    let bs = spec.block_size_bytes.iter().copied().max().unwrap_or(1);
-    if len < bs {
+    let bs = spec.max_block_bytes().max(1);
+    let files = spec.nrfiles.max(1) as u64;
+    if len / files < bs {
         return Err(WorkloadError::AtLocation {
             location: at("size"),
-            message: format!("job '{}': region of {len} bytes is smaller than the block size {bs}", spec.name),
+            message: format!(
+                "job '{}': each of its {files} file(s) of {} bytes is smaller than the block size {bs}",
+                spec.name,
+                len / files
+            ),
         });
     }
     Ok((start, len))

@@ -1,10 +1,19 @@
 //! What a job issues next: direction, offset and size, from its spec and a deterministic random stream.
 //!
-//! Sequential jobs keep one cursor per direction (as fio does) that wraps to the region's start at its end.
-//! Random jobs pick a block-aligned offset uniformly in the region, with replacement: fio's default random map
-//! (each block once per pass) is not modelled, which changes which blocks repeat, not the rate or the spread.
+//! - Direction: fixed, or read with probability rwmixread.
+//! - Size: fixed (bs), a multiple of the minimum in a range (bsrange), or picked by share (bssplit).
+//! - Offset: the region is split into `nrfiles` equal files served round robin, as fio's default
+//!   file_service_type does. Sequential I/O keeps one cursor per file and direction that wraps at the file's
+//!   end, skipping the rw `:N` suffix's bytes after each I/O. Random I/O (with percentage_random's share) picks a
+//!   block-aligned offset in the file by random_distribution; with a `:N` suffix, N I/Os share each random
+//!   pick (the next blocks for rw_sequencer=sequential, the same block for identical).
+//! - Skewed distributions follow fio's: zipf by Gray et al.'s method with zeta(n) summed exactly up to 10^7 terms
+//!   and by the integral beyond (fio caps the same way), pareto as n x u^(ln h / ln(1-h)); both spread the hot
+//!   blocks over the file with a hash, as fio does. normal is centred on the file with its deviation a share of
+//!   it. Random picks are with replacement: fio's random map (each block once per pass) is not modelled, which
+//!   changes which blocks repeat, not the rate or the spread.
 
-use crate::job::{JobSpec, RwMode};
+use crate::job::{BlockSizes, Distribution, JobSpec, RwMode};
 use iosched_core::request::Op;
 use iosched_core::rng::SimRng;
 
@@ -16,27 +25,184 @@ pub struct NextIo {
     pub len_bytes: u64,
 }
 
+/// Block-index sampler for one random distribution over `blocks` blocks.
+#[derive(Clone, Debug)]
+enum BlockPicker {
+    Uniform,
+    Zipf {
+        theta: f64,
+        zeta_n: f64,
+        zeta_2: f64,
+        scramble: u64,
+    },
+    Pareto {
+        power: f64,
+        scramble: u64,
+    },
+    Normal {
+        sd_fraction: f64,
+    },
+    /// (cumulative access share, zone start fraction, zone length fraction)
+    Zoned(Vec<(f64, f64, f64)>),
+}
+
+/// Above this many terms, zeta(n) is completed by an integral (the terms change slowly there).
+const ZETA_EXACT_TERMS: u64 = 10_000_000;
+
+fn zeta(n: u64, theta: f64) -> f64 {
+    let exact = n.min(ZETA_EXACT_TERMS);
+    let mut sum = 0.0;
+    for i in 1..=exact {
+        sum += (i as f64).powf(-theta);
+    }
+    if n > exact {
+        // Integral of x^-theta from exact + 0.5 to n + 0.5 (midpoint rule for the remaining terms).
+        let (a, b) = (exact as f64 + 0.5, n as f64 + 0.5);
+        sum += if (theta - 1.0).abs() < 1e-12 {
+            (b / a).ln()
+        } else {
+            (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta)
+        };
+    }
+    sum
+}
+
+/// A 64-bit mixing function (SplitMix64's finaliser): spreads consecutive ranks over the file.
+fn mix64(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl BlockPicker {
+    fn new(distribution: &Distribution, blocks: u64, rng: &mut SimRng) -> BlockPicker {
+        match distribution {
+            Distribution::Uniform => BlockPicker::Uniform,
+            Distribution::Zipf { theta } => BlockPicker::Zipf {
+                theta: *theta,
+                zeta_n: zeta(blocks, *theta),
+                zeta_2: zeta(2, *theta),
+                scramble: rng.next_u64(),
+            },
+            Distribution::Pareto { h } => {
+                BlockPicker::Pareto { power: h.ln() / (1.0 - h).ln(), scramble: rng.next_u64() }
+            }
+            Distribution::Normal { sd_percent } => BlockPicker::Normal { sd_fraction: sd_percent / 100.0 },
+            Distribution::Zoned(zones) => {
+                let total_access: f64 = zones.iter().map(|z| z.0).sum();
+                let mut cumulative = 0.0;
+                let mut start = 0.0;
+                let mut out = Vec::with_capacity(zones.len());
+                for (access, size) in zones {
+                    cumulative += access / total_access;
+                    out.push((cumulative, start / 100.0, size / 100.0));
+                    start += size;
+                }
+                BlockPicker::Zoned(out)
+            }
+        }
+    }
+
+    /// A block index in `0..blocks`.
+    fn pick(&self, blocks: u64, rng: &mut SimRng) -> u64 {
+        if blocks <= 1 {
+            return 0;
+        }
+        match self {
+            BlockPicker::Uniform => rng.below(blocks),
+            BlockPicker::Zipf { theta, zeta_n, zeta_2, scramble } => {
+                let n = blocks as f64;
+                let u = rng.unit_f64();
+                let uz = u * zeta_n;
+                let rank = if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + 0.5f64.powf(*theta) {
+                    1
+                } else {
+                    let alpha = 1.0 / (1.0 - theta);
+                    let eta = (1.0 - (2.0 / n).powf(1.0 - theta)) / (1.0 - zeta_2 / zeta_n);
+                    ((n * (eta * u - eta + 1.0).powf(alpha)) as u64).min(blocks - 1)
+                };
+                (mix64(rank) ^ scramble) % blocks
+            }
+            BlockPicker::Pareto { power, scramble } => {
+                let rank = ((blocks - 1) as f64 * rng.unit_f64().powf(*power)) as u64;
+                (mix64(rank) ^ scramble) % blocks
+            }
+            BlockPicker::Normal { sd_fraction } => {
+                // Box-Muller; redraw outside the file.
+                loop {
+                    let u1 = rng.unit_f64().max(f64::MIN_POSITIVE);
+                    let u2 = rng.unit_f64();
+                    let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+                    let x = 0.5 + z * sd_fraction;
+                    if (0.0..1.0).contains(&x) {
+                        return ((x * blocks as f64) as u64).min(blocks - 1);
+                    }
+                }
+            }
+            BlockPicker::Zoned(zones) => {
+                let u = rng.unit_f64();
+                let zone = zones.iter().find(|z| u < z.0).or(zones.last()).expect("zoned has zones");
+                let first = (zone.1 * blocks as f64) as u64;
+                let len = ((zone.2 * blocks as f64) as u64).max(1);
+                (first + rng.below(len)).min(blocks - 1)
+            }
+        }
+    }
+}
+
 pub struct IoGenerator {
     rw: RwMode,
-    random: bool,
+    random_percent: u32,
+    rw_suffix: u64,
+    sequencer_identical: bool,
     rwmix_read_percent: u32,
-    block_size_bytes: [u64; 3],
+    block_sizes: [BlockSizes; 3],
+    align_bytes: [u64; 3],
     region_start_bytes: u64,
-    region_len_bytes: u64,
-    cursor_bytes: [u64; 3],
+    file_len_bytes: u64,
+    files: u32,
+    next_file: u32,
+    /// Per file, per direction: the next sequential offset relative to the file.
+    cursors_bytes: Vec<[u64; 3]>,
+    pickers: [BlockPicker; 3],
+    /// Remaining I/Os of the current random pick (the `:N` suffix), per direction, and where it is.
+    run_left: [u64; 3],
+    run_at: [(u32, u64); 3],
+    /// trimwrite: the block just trimmed, to be written next.
+    write_after_trim: Option<NextIo>,
 }
 
 impl IoGenerator {
-    /// A generator over `[region_start, region_start + region_len)`; the region must hold one block.
-    pub fn new(job: &JobSpec, region_start_bytes: u64, region_len_bytes: u64) -> IoGenerator {
+    /// A generator over `[region_start, region_start + region_len)`; the region must hold one block of the
+    /// largest size in each file.
+    pub fn new(job: &JobSpec, region_start_bytes: u64, region_len_bytes: u64, rng: &mut SimRng) -> IoGenerator {
+        let files = job.nrfiles.max(1);
+        let file_len_bytes = region_len_bytes / files as u64;
+        let align_bytes =
+            job.block_align_bytes.unwrap_or_else(|| [0, 1, 2].map(|d| job.block_sizes[d].min_bytes().max(1)));
+        let pickers = [0, 1, 2].map(|d| {
+            let blocks = (file_len_bytes / align_bytes[d].max(1)).max(1);
+            BlockPicker::new(&job.distribution, blocks, rng)
+        });
         IoGenerator {
             rw: job.rw,
-            random: job.random,
+            random_percent: job.random_percent,
+            rw_suffix: job.rw_suffix,
+            sequencer_identical: job.sequencer_identical,
             rwmix_read_percent: job.rwmix_read_percent,
-            block_size_bytes: job.block_size_bytes,
+            block_sizes: job.block_sizes.clone(),
+            align_bytes,
             region_start_bytes,
-            region_len_bytes,
-            cursor_bytes: [0; 3],
+            file_len_bytes,
+            files,
+            next_file: 0,
+            cursors_bytes: vec![[0; 3]; files as usize],
+            pickers,
+            run_left: [0; 3],
+            run_at: [(0, 0); 3],
+            write_after_trim: None,
         }
     }
 
@@ -53,46 +219,121 @@ impl IoGenerator {
                     Op::Write
                 }
             }
+            // fio's trimwrite: each block is trimmed, then written.
+            RwMode::TrimWrite => Op::Trim,
         }
     }
 
-    pub fn next(&mut self, rng: &mut SimRng) -> NextIo {
-        let op = self.next_op(rng);
-        let dir = op.index();
-        let len_bytes = self.block_size_bytes[dir].min(self.region_len_bytes);
-        let relative = if self.random {
-            let blocks = (self.region_len_bytes / len_bytes).max(1);
-            rng.below(blocks) * len_bytes
-        } else {
-            if self.cursor_bytes[dir] + len_bytes > self.region_len_bytes {
-                self.cursor_bytes[dir] = 0;
+    fn next_len(&self, dir: usize, rng: &mut SimRng) -> u64 {
+        let len = match &self.block_sizes[dir] {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { min, max } => min * (1 + rng.below(max / min)),
+            BlockSizes::Split(shares) => {
+                let mut roll = rng.below(100) as u32;
+                let mut pick = shares.last().expect("bssplit has entries").0;
+                for (bytes, percent) in shares {
+                    if roll < *percent {
+                        pick = *bytes;
+                        break;
+                    }
+                    roll -= percent;
+                }
+                pick
             }
-            let at = self.cursor_bytes[dir];
-            self.cursor_bytes[dir] += len_bytes;
+        };
+        len.min(self.file_len_bytes)
+    }
+
+    pub fn next(&mut self, rng: &mut SimRng) -> NextIo {
+        if let Some(trimmed) = self.write_after_trim.take() {
+            return NextIo { op: Op::Write, ..trimmed };
+        }
+        let op = self.next_op(rng);
+        let io = self.next_for(op, rng);
+        if self.rw == RwMode::TrimWrite {
+            self.write_after_trim = Some(io);
+        }
+        io
+    }
+
+    fn next_for(&mut self, op: Op, rng: &mut SimRng) -> NextIo {
+        let dir = op.index();
+        let len_bytes = self.next_len(dir, rng);
+        let file = self.next_file;
+        self.next_file = (self.next_file + 1) % self.files;
+        let random = self.random_percent >= 100 || (self.random_percent > 0 && rng.percent(self.random_percent));
+        let relative = if random {
+            let align = self.align_bytes[dir].max(1);
+            if self.run_left[dir] > 0 {
+                self.run_left[dir] -= 1;
+                let (f, at) = self.run_at[dir];
+                let at = if self.sequencer_identical || at + 2 * len_bytes > self.file_len_bytes {
+                    at
+                } else {
+                    at + len_bytes
+                };
+                self.run_at[dir] = (f, at);
+                return NextIo {
+                    op,
+                    offset_bytes: self.region_start_bytes + f as u64 * self.file_len_bytes + at,
+                    len_bytes,
+                };
+            }
+            let blocks = ((self.file_len_bytes - len_bytes) / align) + 1;
+            let at = self.pickers[dir].pick(blocks, rng) * align;
+            if self.rw_suffix > 1 {
+                self.run_left[dir] = self.rw_suffix - 1;
+                self.run_at[dir] = (file, at);
+            }
+            at
+        } else {
+            let cursor = &mut self.cursors_bytes[file as usize][dir];
+            if *cursor + len_bytes > self.file_len_bytes {
+                *cursor = 0;
+            }
+            let at = *cursor;
+            *cursor += len_bytes + self.rw_suffix;
             at
         };
-        NextIo { op, offset_bytes: self.region_start_bytes + relative, len_bytes }
+        NextIo { op, offset_bytes: self.region_start_bytes + file as u64 * self.file_len_bytes + relative, len_bytes }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::BlockSizes;
+
+    fn generator(job: &JobSpec, start: u64, len: u64) -> (IoGenerator, SimRng) {
+        let mut rng = SimRng::new(3, 0);
+        let g = IoGenerator::new(job, start, len, &mut rng);
+        (g, rng)
+    }
 
     #[test]
     fn sequential_wraps_within_region() {
-        let job = JobSpec { block_size_bytes: [4096; 3], ..JobSpec::default() };
-        let mut g = IoGenerator::new(&job, 1 << 20, 3 * 4096);
-        let mut rng = SimRng::new(1, 0);
+        let job = JobSpec::default();
+        let (mut g, mut rng) = generator(&job, 1 << 20, 3 * 4096);
         let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes - (1 << 20)).collect();
         assert_eq!(offs, vec![0, 4096, 8192, 0]);
     }
 
     #[test]
+    fn sequential_suffix_skips_holes_and_files_rotate() {
+        let job = JobSpec { rw_suffix: 4096, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 20);
+        let offs: Vec<u64> = (0..3).map(|_| g.next(&mut rng).offset_bytes).collect();
+        assert_eq!(offs, vec![0, 8192, 16384]);
+        let job = JobSpec { nrfiles: 2, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 20);
+        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes).collect();
+        assert_eq!(offs, vec![0, 512 << 10, 4096, (512 << 10) + 4096]);
+    }
+
+    #[test]
     fn random_stays_aligned_in_region_and_mix_follows_percent() {
-        let job = JobSpec { rw: RwMode::ReadWrite, random: true, rwmix_read_percent: 70, ..JobSpec::default() };
-        let mut g = IoGenerator::new(&job, 8192, 1 << 20);
-        let mut rng = SimRng::new(3, 0);
+        let job = JobSpec { rw: RwMode::ReadWrite, random_percent: 100, rwmix_read_percent: 70, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 8192, 1 << 20);
         let mut reads = 0;
         for _ in 0..10_000 {
             let io = g.next(&mut rng);
@@ -101,5 +342,92 @@ mod tests {
             reads += (io.op == Op::Read) as u32;
         }
         assert!((6_800..7_200).contains(&reads), "{reads}");
+    }
+
+    #[test]
+    fn random_suffix_groups_ios_per_pick() {
+        let job = JobSpec { random_percent: 100, rw_suffix: 4, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let offs: Vec<u64> = (0..8).map(|_| g.next(&mut rng).offset_bytes).collect();
+        for k in 1..4 {
+            assert_eq!(offs[k], offs[0] + 4096 * k as u64);
+            assert_eq!(offs[4 + k], offs[4] + 4096 * k as u64);
+        }
+        assert_ne!(offs[4], offs[3] + 4096);
+    }
+
+    #[test]
+    fn block_size_range_and_split() {
+        let job = JobSpec {
+            block_sizes: [
+                BlockSizes::Range { min: 4096, max: 16384 },
+                BlockSizes::Fixed(4096),
+                BlockSizes::Fixed(4096),
+            ],
+            ..JobSpec::default()
+        };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..1000 {
+            let len = g.next(&mut rng).len_bytes;
+            assert_eq!(len % 4096, 0);
+            seen.insert(len);
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![4096, 8192, 12288, 16384]);
+        let split = BlockSizes::Split(vec![(4096, 80), (65536, 20)]);
+        let job = JobSpec { block_sizes: [split.clone(), split.clone(), split], ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let big = (0..10_000).filter(|_| g.next(&mut rng).len_bytes == 65536).count();
+        assert!((1_800..2_200).contains(&big), "{big}");
+    }
+
+    /// Share of picks landing on the most popular 10 % of blocks.
+    fn hot_share(distribution: Distribution) -> f64 {
+        let job = JobSpec { random_percent: 100, distribution, ..JobSpec::default() };
+        let blocks = 10_000u64;
+        let (mut g, mut rng) = generator(&job, 0, blocks * 4096);
+        let mut counts = vec![0u32; blocks as usize];
+        let n = 200_000;
+        for _ in 0..n {
+            counts[(g.next(&mut rng).offset_bytes / 4096) as usize] += 1;
+        }
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        counts[..(blocks / 10) as usize].iter().sum::<u32>() as f64 / n as f64
+    }
+
+    #[test]
+    fn skewed_distributions_concentrate_accesses() {
+        let uniform = hot_share(Distribution::Uniform);
+        // With 20 picks per block, the busiest tenth of a uniform spread holds about 14 % by chance.
+        assert!(uniform < 0.16, "uniform {uniform}");
+        let zipf = hot_share(Distribution::Zipf { theta: 1.2 });
+        assert!(zipf > 0.75, "zipf:1.2 {zipf}");
+        let pareto = hot_share(Distribution::Pareto { h: 0.2 });
+        assert!(pareto > 0.5, "pareto:0.2 {pareto}");
+        let normal = hot_share(Distribution::Normal { sd_percent: 5.0 });
+        assert!(normal > 0.3, "normal:5 {normal}");
+    }
+
+    #[test]
+    fn zoned_sends_accesses_to_their_zones() {
+        let job = JobSpec {
+            random_percent: 100,
+            distribution: Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)]),
+            ..JobSpec::default()
+        };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let first_tenth = (0..20_000).filter(|_| g.next(&mut rng).offset_bytes < (1 << 30) / 10).count();
+        assert!((11_600..12_400).contains(&first_tenth), "{first_tenth}");
+    }
+
+    #[test]
+    fn zeta_tail_matches_the_exact_sum() {
+        // The integral completion against a direct sum just past the exact limit's scale.
+        let exact: f64 = (1..=2_000_000u64).map(|i| (i as f64).powf(-0.8)).sum();
+        let head: f64 = (1..=1_000_000u64).map(|i| (i as f64).powf(-0.8)).sum();
+        let (a, b) = (1_000_000.5f64, 2_000_000.5f64);
+        let approx = head + (b.powf(0.2) - a.powf(0.2)) / 0.2;
+        assert!((approx / exact - 1.0).abs() < 1e-9, "{approx} vs {exact}");
+        assert!((zeta(2, 1.0) - 1.5).abs() < 1e-12);
     }
 }

@@ -13,6 +13,8 @@ pub enum RwMode {
     Trim,
     /// Reads and writes mixed by `rwmix_read_percent`.
     ReadWrite,
+    /// Each block trimmed, then written (trimwrite).
+    TrimWrite,
 }
 
 /// How the I/O engine submits.
@@ -56,6 +58,84 @@ pub enum IoLimit {
     Bytes(u64),
     /// number_ios: this many I/Os.
     Ios(u64),
+    /// io_size=N%: this share of the region.
+    RegionPercent(u32),
+}
+
+/// How a job picks block sizes for one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockSizes {
+    Fixed(u64),
+    /// bsrange: a multiple of `min` in `min..=max`, uniformly.
+    Range {
+        min: u64,
+        max: u64,
+    },
+    /// bssplit: (size, per cent) pairs whose shares add up to 100.
+    Split(Vec<(u64, u32)>),
+}
+
+impl BlockSizes {
+    pub fn min_bytes(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { min, .. } => *min,
+            BlockSizes::Split(v) => v.iter().map(|(b, _)| *b).min().unwrap_or(0),
+        }
+    }
+
+    pub fn max_bytes(&self) -> u64 {
+        match self {
+            BlockSizes::Fixed(b) => *b,
+            BlockSizes::Range { max, .. } => *max,
+            BlockSizes::Split(v) => v.iter().map(|(b, _)| *b).max().unwrap_or(0),
+        }
+    }
+}
+
+/// fio's random_distribution: which blocks random I/O picks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Distribution {
+    Uniform,
+    /// zipf:theta (theta > 0, != 1 allowed).
+    Zipf {
+        theta: f64,
+    },
+    /// pareto:h (0 < h < 1).
+    Pareto {
+        h: f64,
+    },
+    /// normal:sd, the standard deviation as a per cent of the region, centred in it.
+    Normal {
+        sd_percent: f64,
+    },
+    /// zoned: (access per cent, region per cent) pairs, in order from the region's start.
+    Zoned(Vec<(f64, f64)>),
+}
+
+/// rate_process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateProcess {
+    /// Evenly spaced issues.
+    Linear,
+    /// Exponentially distributed gaps (arrivals of a Poisson process).
+    Poisson,
+}
+
+/// latency_target, latency_window, latency_percentile: fio's search for the deepest queue that meets a
+/// latency target.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyTarget {
+    pub target_ns: u64,
+    pub window_ns: u64,
+    /// Share of I/Os in a window that must meet the target (fio's default: 100).
+    pub percentile: f64,
+}
+
+impl Default for LatencyTarget {
+    fn default() -> Self {
+        LatencyTarget { target_ns: 0, window_ns: 0, percentile: 100.0 }
+    }
 }
 
 /// One fio job (before numjobs cloning).
@@ -64,31 +144,79 @@ pub struct JobSpec {
     pub name: String,
     pub defined_at: Location,
     pub rw: RwMode,
-    /// randread, randwrite, randrw, randtrim.
-    pub random: bool,
+    /// Share of I/Os at a random offset (100 for randread and friends, 0 for sequential; percentage_random).
+    pub random_percent: u32,
+    /// The `:N` suffix of rw: for sequential I/O, bytes skipped after each I/O (N is a size); for random I/O,
+    /// how many I/Os share each new offset (rw_sequencer=sequential: consecutive blocks; identical: the same).
+    pub rw_suffix: u64,
+    pub sequencer_identical: bool,
     pub rwmix_read_percent: u32,
-    /// Block size per direction: read, write, trim.
-    pub block_size_bytes: [u64; 3],
-    /// The region's length; `None` means from `offset` to the end of the device.
+    /// Block sizes per direction: read, write, trim.
+    pub block_sizes: [BlockSizes; 3],
+    /// Offsets of random I/O are multiples of this, per direction (blockalign; default: the minimum size).
+    pub block_align_bytes: Option<[u64; 3]>,
+    /// The region's length; `None` means from `offset` to the end of the device (or filesize x nrfiles).
     pub size: Option<SizeSpec>,
     pub offset: SizeSpec,
+    /// Clone k starts at offset + k x this.
+    pub offset_increment: SizeSpec,
+    /// Each file's size; the region is split into `nrfiles` files served round robin.
+    pub filesize: Option<SizeSpec>,
+    pub nrfiles: u32,
     pub io_limit: IoLimit,
+    /// Passes over the region (loops).
+    pub loops: u32,
     pub iodepth: u32,
+    /// Once the queue is full, refill only when it has drained to this (iodepth_low; default: iodepth - 1).
+    pub iodepth_low: Option<u32>,
     pub engine: Engine,
-    /// O_DIRECT. Recorded; the simple simulation has no page cache, so it only affects the sync flag of writes.
+    /// O_DIRECT (direct=1 or buffered=0). Buffered writes are asynchronous write-back.
     pub direct: bool,
+    /// O_SYNC writes (sync=1): synchronous even when buffered.
+    pub sync_writes: bool,
     pub runtime_ns: Option<u64>,
     pub time_based: bool,
-    /// Pause after each completion before the next issue.
+    /// Results exclude the first ramp_time (the job runs ramp_time + runtime).
+    pub ramp_ns: u64,
+    /// Pause, with the job's queue drained, after every `thinktime_blocks` I/Os.
     pub thinktime_ns: u64,
+    pub thinktime_blocks: u32,
+    /// The part of the think time spent spinning (no different from sleeping in simulated time).
+    pub thinktime_spin_ns: u64,
     pub numjobs: u32,
-    /// Issue a flush after every N writes (0: never).
+    /// Issue a flush after every N writes (fsync or fdatasync; 0: never).
     pub fsync_every_writes: u32,
     /// Issue a flush when the job ends.
     pub end_fsync: bool,
     pub startdelay_ns: u64,
+    /// rate, per direction, bytes per second (0: unlimited).
+    pub rate_bytes_per_s: [u64; 3],
+    /// rate_iops, per direction (0: unlimited).
+    pub rate_iops: [u64; 3],
+    /// rate_min / rate_iops_min per direction: the job fails if a ratecycle falls below them.
+    pub rate_min_bytes_per_s: [u64; 3],
+    pub rate_iops_min: [u64; 3],
+    pub ratecycle_ns: u64,
+    pub rate_process: RateProcess,
     pub class: IoClass,
     pub level: u8,
+    /// cmdprio_percentage: this share of I/Os (per direction) carries `cmdprio_class` / `cmdprio` instead.
+    pub cmdprio_percent: [u32; 2],
+    pub cmdprio_class: IoClass,
+    pub cmdprio_level: u8,
+    pub distribution: Distribution,
+    /// randseed: the job's own seed instead of the run's.
+    pub randseed: Option<u64>,
+    pub latency_target: Option<LatencyTarget>,
+    /// stonewall / wait_for_previous: start once every job before has finished (a new group).
+    pub stonewall: bool,
+    pub new_group: bool,
+    /// Report the group as one job.
+    pub group_reporting: bool,
+    /// write_lat_log: the prefix of the latency log files.
+    pub write_lat_log: Option<String>,
+    /// log_avg_msec: average latency log entries over windows of this many ms (0: one entry per I/O).
+    pub log_avg_ms: u64,
     /// Where each option was set, for error messages after parsing.
     pub option_lines: Vec<(String, Location)>,
 }
@@ -99,24 +227,53 @@ impl Default for JobSpec {
             name: String::new(),
             defined_at: Location::default(),
             rw: RwMode::Read,
-            random: false,
+            random_percent: 0,
+            rw_suffix: 0,
+            sequencer_identical: false,
             rwmix_read_percent: 50,
-            block_size_bytes: [4096; 3],
+            block_sizes: [BlockSizes::Fixed(4096), BlockSizes::Fixed(4096), BlockSizes::Fixed(4096)],
+            block_align_bytes: None,
             size: None,
             offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            filesize: None,
+            nrfiles: 1,
             io_limit: IoLimit::Region,
+            loops: 1,
             iodepth: 1,
+            iodepth_low: None,
             engine: Engine::default(),
             direct: false,
+            sync_writes: false,
             runtime_ns: None,
             time_based: false,
+            ramp_ns: 0,
             thinktime_ns: 0,
+            thinktime_blocks: 1,
+            thinktime_spin_ns: 0,
             numjobs: 1,
             fsync_every_writes: 0,
             end_fsync: false,
             startdelay_ns: 0,
+            rate_bytes_per_s: [0; 3],
+            rate_iops: [0; 3],
+            rate_min_bytes_per_s: [0; 3],
+            rate_iops_min: [0; 3],
+            ratecycle_ns: 1_000_000_000,
+            rate_process: RateProcess::Linear,
             class: IoClass::Be,
             level: LEVEL_DEFAULT,
+            cmdprio_percent: [0; 2],
+            cmdprio_class: IoClass::Rt,
+            cmdprio_level: 0,
+            distribution: Distribution::Uniform,
+            randseed: None,
+            latency_target: None,
+            stonewall: false,
+            new_group: false,
+            group_reporting: false,
+            write_lat_log: None,
+            log_avg_ms: 0,
             option_lines: Vec::new(),
         }
     }
@@ -132,14 +289,23 @@ impl JobSpec {
         }
     }
 
-    /// Whether requests of `op` are synchronous (the issuer waits for them): reads always; writes when the
-    /// engine is synchronous and the I/O is direct. Buffered writes are asynchronous write-back.
+    /// Whether requests of `op` are synchronous (the issuer waits for them): reads, flushes and trims always;
+    /// writes when direct or O_SYNC. Buffered writes are asynchronous write-back.
     pub fn is_sync(&self, op: Op) -> bool {
         match op {
-            Op::Read => true,
-            Op::Write | Op::Trim => self.engine.synchronous && self.direct,
-            Op::Flush => true,
+            Op::Write => self.direct || self.sync_writes,
+            Op::Read | Op::Trim | Op::Flush => true,
         }
+    }
+
+    /// Whether a write of this job is write-back: the job does not wait for it.
+    pub fn writes_are_write_back(&self) -> bool {
+        !self.is_sync(Op::Write)
+    }
+
+    /// The largest block any direction uses.
+    pub fn max_block_bytes(&self) -> u64 {
+        self.block_sizes.iter().map(|b| b.max_bytes()).max().unwrap_or(0)
     }
 
     /// Where an option was set, if it was.

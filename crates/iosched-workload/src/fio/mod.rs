@@ -4,13 +4,18 @@
 //! job named after it; `key=value` or bare flags; `;` and `#` comments. Options are applied in order, so a job
 //! inherits what the globals before it said and overrides it with its own.
 //!
-//! This reader knows the common block-I/O options (see [`SUPPORTED`]). An option it does not support is
-//! rejected by name with file and line, never silently ignored; options that do not change what reaches the
-//! device (a file name, a description) are accepted and listed in [`ACCEPTED_WITHOUT_EFFECT`].
+//! `include FILE` reads another job file in place (a relative path is relative to the including file).
+//!
+//! This reader knows fio's block-I/O options (see [`SUPPORTED`]). An option it does not support is rejected by
+//! name with file and line, never silently ignored; options that do not change what reaches the device in a
+//! simulation (a file name, a description, submission batching) are accepted and listed in
+//! [`ACCEPTED_WITHOUT_EFFECT`] with the reason.
 
 pub mod values;
 
-use crate::job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};
+use crate::job::{
+    BlockSizes, Distribution, Engine, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode, SizeSpec,
+};
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
 use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, TimeUnit};
@@ -23,44 +28,91 @@ pub const SUPPORTED: &[&str] = &[
     "name",
     "rw",
     "readwrite",
+    "rw_sequencer",
     "rwmixread",
     "rwmixwrite",
+    "percentage_random",
     "bs",
     "blocksize",
+    "bsrange",
+    "blocksize_range",
+    "bssplit",
+    "blockalign",
+    "ba",
     "size",
     "offset",
+    "offset_increment",
     "io_size",
     "io_limit",
     "number_ios",
+    "filesize",
+    "nrfiles",
+    "loops",
     "iodepth",
+    "iodepth_low",
     "ioengine",
     "direct",
     "buffered",
+    "sync",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
     "runtime",
     "timeout",
     "time_based",
-    "thinktime",
-    "numjobs",
-    "fsync",
-    "end_fsync",
+    "ramp_time",
     "startdelay",
+    "thinktime",
+    "thinktime_blocks",
+    "thinktime_spin",
+    "rate",
+    "rate_iops",
+    "rate_min",
+    "rate_iops_min",
+    "rate_process",
+    "ratecycle",
+    "numjobs",
+    "stonewall",
+    "wait_for_previous",
+    "new_group",
+    "group_reporting",
     "prio",
     "prioclass",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "random_distribution",
+    "randseed",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "write_lat_log",
+    "log_avg_msec",
 ];
 
-/// Options accepted because they do not change what reaches the device in simulation.
-pub const ACCEPTED_WITHOUT_EFFECT: &[&str] = &[
-    "description",
-    "filename",
-    "directory",
-    "randrepeat",
-    "norandommap",
-    "random_generator",
-    "invalidate",
-    "thread",
-    "group_reporting",
-    "fadvise_hint",
-    "ramp_time",
+/// Options accepted because they do not change what reaches the device in simulation, with why.
+pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
+    ("description", "text only"),
+    ("filename", "the simulated device is the target"),
+    ("directory", "the simulated device is the target"),
+    ("randrepeat", "simulations always repeat for the same seed"),
+    ("norandommap", "random offsets are drawn with replacement anyway"),
+    ("random_generator", "iosched has its own deterministic generator"),
+    ("invalidate", "no page cache is modelled"),
+    ("thread", "threads and processes issue alike"),
+    ("fadvise_hint", "no page cache is modelled"),
+    ("io_submit_mode", "submission costs nothing in simulation"),
+    ("iodepth_batch", "submission costs nothing in simulation"),
+    ("iodepth_batch_submit", "submission costs nothing in simulation"),
+    ("iodepth_batch_complete", "completions are reaped as they happen"),
+    ("iodepth_batch_complete_min", "completions are reaped as they happen"),
+    ("iodepth_batch_complete_max", "completions are reaped as they happen"),
+    ("log_hist_msec", "only used by write_hist_log, which is not supported"),
+    ("create_on_open", "files are regions of the device"),
+    ("allow_file_create", "files are regions of the device"),
+    ("unlink", "files are regions of the device"),
+    ("overwrite", "files are regions of the device"),
+    ("kb_base", "only the default base of 1024 is read"),
 ];
 
 /// Options of I/O engines that are not block I/O.
@@ -127,72 +179,105 @@ const NON_BLOCK_ENGINES: &[&str] = &[
     "external",
 ];
 
+/// How deep `include` may nest (a cycle stops here with an error).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
 /// Read a job file.
 pub fn parse_file(path: &Path) -> Result<Vec<JobSpec>, JobFileError> {
     let text = iosched_core::input::read_text(path, "job file")?;
-    parse_str(&text, &path.display().to_string())
+    let mut reader = Reader::default();
+    reader.feed(&text, &path.display().to_string(), path.parent(), 0)?;
+    reader.finish(&text, &path.display().to_string())
 }
 
-/// Read job-file text; `file` names it in errors.
+/// Read job-file text; `file` names it in errors. An `include` is resolved against the working directory.
 pub fn parse_str(text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
-    let mut global = JobSpec::default();
-    let mut jobs: Vec<JobSpec> = Vec::new();
-    // The section being read: None before the first, Some(None) in [global], Some(Some(i)) in job i.
-    let mut section: Option<Option<usize>> = None;
-    for (index, raw) in text.lines().enumerate() {
-        let location = Location { file: file.to_string(), line: index + 1 };
-        let err = |message: String| JobFileError { location: location.clone(), message };
-        let line = strip_comment(raw).trim();
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or_else(|| err(format!("expected a section header like [name], found '{line}'")))?
-                .trim();
-            if name.is_empty() {
-                return Err(err("empty section name".to_string()));
+    let mut reader = Reader::default();
+    reader.feed(text, file, None, 0)?;
+    reader.finish(text, file)
+}
+
+/// The reader's state across included files.
+#[derive(Default)]
+struct Reader {
+    global: JobSpec,
+    jobs: Vec<JobSpec>,
+    /// The section being read: None before the first, Some(None) in [global], Some(Some(i)) in job i.
+    section: Option<Option<usize>>,
+}
+
+impl Reader {
+    fn feed(&mut self, text: &str, file: &str, dir: Option<&Path>, depth: usize) -> Result<(), JobFileError> {
+        for (index, raw) in text.lines().enumerate() {
+            let location = Location { file: file.to_string(), line: index + 1 };
+            let err = |message: String| JobFileError { location: location.clone(), message };
+            let line = strip_comment(raw).trim();
+            if line.is_empty() {
+                continue;
             }
-            if let Some(Some(previous)) = section {
-                check_job(&jobs[previous])?;
+            if let Some(rest) = line.strip_prefix('[') {
+                let name = rest
+                    .strip_suffix(']')
+                    .ok_or_else(|| err(format!("expected a section header like [name], found '{line}'")))?
+                    .trim();
+                if name.is_empty() {
+                    return Err(err("empty section name".to_string()));
+                }
+                if let Some(Some(previous)) = self.section {
+                    check_job(&self.jobs[previous])?;
+                }
+                if name == "global" {
+                    self.section = Some(None);
+                } else {
+                    let mut job = self.global.clone();
+                    job.name = name.to_string();
+                    job.defined_at = location.clone();
+                    self.jobs.push(job);
+                    self.section = Some(Some(self.jobs.len() - 1));
+                }
+                continue;
             }
-            if name == "global" {
-                section = Some(None);
-            } else {
-                let mut job = global.clone();
-                job.name = name.to_string();
-                job.defined_at = location.clone();
-                jobs.push(job);
-                section = Some(Some(jobs.len() - 1));
+            if let Some(included) = line.strip_prefix("include ") {
+                if depth >= MAX_INCLUDE_DEPTH {
+                    return Err(err(format!("include nested more than {MAX_INCLUDE_DEPTH} deep (a cycle?)")));
+                }
+                let included = included.trim();
+                let path = match dir {
+                    Some(d) if Path::new(included).is_relative() => d.join(included),
+                    _ => Path::new(included).to_path_buf(),
+                };
+                let inner = iosched_core::input::read_text(&path, "included job file")
+                    .map_err(|e| err(format!("include {included}: {}", e.message)))?;
+                self.feed(&inner, &path.display().to_string(), path.parent(), depth + 1)?;
+                continue;
             }
-            continue;
+            let (key, value) = match line.split_once('=') {
+                Some((k, v)) => (k.trim(), Some(v.trim())),
+                None => (line, None),
+            };
+            let target = match self.section {
+                None => return Err(err(format!("option '{key}' before any [section]"))),
+                Some(None) => &mut self.global,
+                Some(Some(i)) => &mut self.jobs[i],
+            };
+            apply_option(target, key, value).map_err(err)?;
+            target.option_lines.push((key.to_string(), location.clone()));
         }
-        if line.starts_with("include ") {
-            return Err(err("'include' is not supported yet".to_string()));
+        Ok(())
+    }
+
+    fn finish(self, text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
+        if let Some(Some(last)) = self.section {
+            check_job(&self.jobs[last])?;
         }
-        let (key, value) = match line.split_once('=') {
-            Some((k, v)) => (k.trim(), Some(v.trim())),
-            None => (line, None),
-        };
-        let target = match section {
-            None => return Err(err(format!("option '{key}' before any [section]"))),
-            Some(None) => &mut global,
-            Some(Some(i)) => &mut jobs[i],
-        };
-        apply_option(target, key, value).map_err(err)?;
-        target.option_lines.push((key.to_string(), location.clone()));
+        if self.jobs.is_empty() {
+            return Err(JobFileError {
+                location: Location { file: file.to_string(), line: text.lines().count().max(1) },
+                message: "no jobs: expected at least one [section] other than [global]".to_string(),
+            });
+        }
+        Ok(self.jobs)
     }
-    if let Some(Some(last)) = section {
-        check_job(&jobs[last])?;
-    }
-    if jobs.is_empty() {
-        return Err(JobFileError {
-            location: Location { file: file.to_string(), line: text.lines().count().max(1) },
-            message: "no jobs: expected at least one [section] other than [global]".to_string(),
-        });
-    }
-    Ok(jobs)
 }
 
 /// Drop a `;` or `#` comment: a whole line, or the rest of a line after whitespace.
@@ -210,6 +295,128 @@ fn strip_comment(line: &str) -> &str {
     line
 }
 
+/// A size or a percentage of the device.
+fn size_or_percent(v: &str) -> Result<SizeSpec, String> {
+    match parse_percent(v) {
+        Some(p) => Ok(SizeSpec::Percent(p?)),
+        None => Ok(SizeSpec::Bytes(parse_size(v)?)),
+    }
+}
+
+/// fio's per-direction list `read[,write[,trim]]`: a missing or empty entry repeats the one before it.
+fn per_direction<T: Copy>(v: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<[T; 3], String> {
+    let parts: Vec<&str> = v.split(',').collect();
+    if parts.len() > 3 {
+        return Err(format!("one to three values (read,write,trim), found '{v}'"));
+    }
+    let first = parts[0].trim();
+    if first.is_empty() {
+        return Err(format!("a value for reads first, found '{v}'"));
+    }
+    let mut out = [parse(first)?; 3];
+    for i in 1..3 {
+        out[i] = match parts.get(i).map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            Some(p) => parse(p)?,
+            None => out[i - 1],
+        };
+    }
+    Ok(out)
+}
+
+fn nonzero_size(v: &str) -> Result<u64, String> {
+    match parse_size(v)? {
+        0 => Err(format!("a size above 0, found '{v}'")),
+        n => Ok(n),
+    }
+}
+
+/// bsrange's `min-max` (one per direction).
+fn parse_range(v: &str) -> Result<(u64, u64), String> {
+    let (lo, hi) = v.split_once('-').ok_or_else(|| format!("a range such as 4k-64k, found '{v}'"))?;
+    let (lo, hi) = (nonzero_size(lo)?, nonzero_size(hi)?);
+    if lo > hi {
+        return Err(format!("a range with min <= max, found '{v}'"));
+    }
+    if hi % lo != 0 {
+        return Err(format!("a range whose max is a multiple of its min, found '{v}'"));
+    }
+    Ok((lo, hi))
+}
+
+/// bssplit for one direction: `size/percent:size/percent...`; entries without a percentage share what is left.
+fn parse_split(v: &str) -> Result<BlockSizes, String> {
+    let mut fixed = Vec::new();
+    let mut open = Vec::new();
+    for entry in v.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+        match entry.split_once('/') {
+            Some((size, percent)) if !percent.trim().is_empty() => {
+                fixed.push((nonzero_size(size)?, parse_int(percent, 0, 100)? as u32))
+            }
+            Some((size, _)) => open.push(nonzero_size(size)?),
+            None => open.push(nonzero_size(entry)?),
+        }
+    }
+    let given: u32 = fixed.iter().map(|(_, p)| *p).sum();
+    if given > 100 || (open.is_empty() && given != 100) {
+        return Err(format!("shares that add up to 100, found '{v}'"));
+    }
+    if !open.is_empty() {
+        let left = 100 - given;
+        let each = left / open.len() as u32;
+        for (i, size) in open.iter().enumerate() {
+            // The first open entries take the remainder of the division.
+            let extra = (i as u32) < left % open.len() as u32;
+            fixed.push((*size, each + extra as u32));
+        }
+    }
+    fixed.retain(|(_, p)| *p > 0);
+    if fixed.is_empty() {
+        return Err(format!("at least one block size with a share above 0, found '{v}'"));
+    }
+    Ok(BlockSizes::Split(fixed))
+}
+
+fn parse_f64(v: &str, what: &str, ok: impl Fn(f64) -> bool) -> Result<f64, String> {
+    v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && ok(*x)).ok_or_else(|| format!("{what}, found '{v}'"))
+}
+
+fn parse_distribution(v: &str) -> Result<Distribution, String> {
+    let (kind, arg) = match v.split_once(':') {
+        Some((k, a)) => (k, Some(a)),
+        None => (v, None),
+    };
+    let need = |what: &str| arg.ok_or_else(|| format!("{kind}:{what}, found '{v}'"));
+    Ok(match kind {
+        "random" => Distribution::Uniform,
+        "zipf" => Distribution::Zipf {
+            theta: parse_f64(need("theta")?, "zipf:theta with theta > 0 and not 1", |t| t > 0.0 && t != 1.0)?,
+        },
+        "pareto" => {
+            Distribution::Pareto { h: parse_f64(need("h")?, "pareto:h with 0 < h < 1", |h| h > 0.0 && h < 1.0)? }
+        }
+        "normal" | "gauss" => Distribution::Normal {
+            sd_percent: parse_f64(need("sd")?, "normal:sd with 0 < sd <= 100", |d| d > 0.0 && d <= 100.0)?,
+        },
+        "zoned" => {
+            let mut zones = Vec::new();
+            for zone in need("access/size:...")?.split(':').filter(|z| !z.trim().is_empty()) {
+                let (access, size) =
+                    zone.split_once('/').ok_or_else(|| format!("zones as access%/size%, found '{zone}'"))?;
+                let access = parse_f64(access, "an access share from 0 to 100", |x| (0.0..=100.0).contains(&x))?;
+                let size = parse_f64(size, "a size share from 0 to 100", |x| x > 0.0 && x <= 100.0)?;
+                zones.push((access, size));
+            }
+            let access: f64 = zones.iter().map(|z| z.0).sum();
+            let size: f64 = zones.iter().map(|z| z.1).sum();
+            if zones.is_empty() || (access - 100.0).abs() > 1e-6 || size > 100.0 + 1e-6 {
+                return Err(format!("zones whose access shares add up to 100 and sizes to at most 100, found '{v}'"));
+            }
+            Distribution::Zoned(zones)
+        }
+        _ => return Err(format!("random, zipf:T, pareto:H, normal:SD or zoned:A/S:..., found '{v}'")),
+    })
+}
+
 /// Give one option its meaning in `job`. The error says what was expected.
 fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(), String> {
     let need = || value.ok_or_else(|| format!("option '{key}' needs a value ({key}=...)"));
@@ -219,10 +426,11 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "name" => job.name = need()?.to_string(),
         "rw" | "readwrite" => {
             let v = need()?;
-            if v.contains(':') {
-                return Err(format!("{key}: the ':N' sequence suffix in '{v}' is not supported yet"));
-            }
-            let (rw, random) = match v {
+            let (mode, suffix) = match v.split_once(':') {
+                Some((m, n)) => (m, Some(n)),
+                None => (v, None),
+            };
+            let (rw, random) = match mode {
                 "read" => (RwMode::Read, false),
                 "write" => (RwMode::Write, false),
                 "trim" => (RwMode::Trim, false),
@@ -231,65 +439,98 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 "randtrim" => (RwMode::Trim, true),
                 "rw" | "readwrite" => (RwMode::ReadWrite, false),
                 "randrw" => (RwMode::ReadWrite, true),
-                "trimwrite" | "randtrimwrite" => return Err(format!("{key}={v} is not supported yet")),
+                "trimwrite" => (RwMode::TrimWrite, false),
+                "randtrimwrite" => (RwMode::TrimWrite, true),
                 _ => {
                     return Err(expected(format!(
-                        "read, write, trim, randread, randwrite, randtrim, rw, readwrite or randrw, found '{v}'"
+                        "read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite or \
+                         randtrimwrite, optionally with :N, found '{v}'"
                     )))
                 }
             };
             job.rw = rw;
-            job.random = random;
+            job.random_percent = if random { 100 } else { 0 };
+            // fio: for sequential I/O the suffix is a size to skip; for random I/O a count of I/Os per offset.
+            job.rw_suffix = match suffix {
+                None => 0,
+                Some(n) if random => parse_int(n, 1, u32::MAX as u64).map_err(expected)?,
+                Some(n) => parse_size(n).map_err(expected)?,
+            };
+        }
+        "rw_sequencer" => {
+            job.sequencer_identical = match need()? {
+                "sequential" => false,
+                "identical" => true,
+                v => return Err(expected(format!("sequential or identical, found '{v}'"))),
+            }
         }
         "rwmixread" => job.rwmix_read_percent = parse_int(need()?, 0, 100).map_err(expected)? as u32,
         "rwmixwrite" => job.rwmix_read_percent = 100 - parse_int(need()?, 0, 100).map_err(expected)? as u32,
+        "percentage_random" => {
+            // One value per direction in fio; iosched applies the reads' value to every direction.
+            let v = per_direction(need()?, |p| parse_int(p, 0, 100)).map_err(expected)?;
+            if v[0] != v[1] || v[1] != v[2] {
+                return Err(format!("{key}: different values per direction are not supported, found '{}'", need()?));
+            }
+            job.random_percent = v[0] as u32;
+        }
         "bs" | "blocksize" => {
+            job.block_sizes = per_direction(need()?, nonzero_size).map_err(expected)?.map(BlockSizes::Fixed);
+        }
+        "bsrange" | "blocksize_range" => {
+            job.block_sizes = per_direction(need()?, parse_range).map_err(expected)?.map(|(min, max)| {
+                if min == max {
+                    BlockSizes::Fixed(min)
+                } else {
+                    BlockSizes::Range { min, max }
+                }
+            });
+        }
+        "bssplit" => {
             let v = need()?;
             let parts: Vec<&str> = v.split(',').collect();
-            if parts.len() > 3 {
-                return Err(expected(format!("one to three sizes (read,write,trim), found '{v}'")));
+            if parts.len() > 3 || parts[0].trim().is_empty() {
+                return Err(expected(format!("one to three split lists (read,write,trim), found '{v}'")));
             }
-            // fio: an empty or missing entry takes the one before it.
-            let mut resolved = [0u64; 3];
-            for i in 0..3 {
-                let part = parts.get(i).copied().filter(|p| !p.trim().is_empty());
-                resolved[i] = match part {
-                    Some(p) => parse_size(p).map_err(expected)?,
-                    None if i == 0 => return Err(expected(format!("a block size first, found '{v}'"))),
-                    None => resolved[i - 1],
-                };
-                if resolved[i] == 0 {
-                    return Err(expected(format!("block sizes above 0, found '{v}'")));
-                }
-            }
-            job.block_size_bytes = resolved;
+            let read = parse_split(parts[0]).map_err(expected)?;
+            let write = match parts.get(1).filter(|p| !p.trim().is_empty()) {
+                Some(p) => parse_split(p).map_err(expected)?,
+                None => read.clone(),
+            };
+            let trim = match parts.get(2).filter(|p| !p.trim().is_empty()) {
+                Some(p) => parse_split(p).map_err(expected)?,
+                None => write.clone(),
+            };
+            job.block_sizes = [read, write, trim];
         }
+        "blockalign" | "ba" => job.block_align_bytes = Some(per_direction(need()?, nonzero_size).map_err(expected)?),
         "size" => {
             let v = need()?;
-            job.size = Some(match parse_percent(v) {
-                Some(p) => SizeSpec::Percent(p.map_err(expected)?),
-                None => SizeSpec::Bytes(parse_size(v).map_err(expected)?),
-            });
+            job.size = Some(size_or_percent(v).map_err(expected)?);
             if job.size == Some(SizeSpec::Bytes(0)) {
                 return Err(expected(format!("a size above 0, found '{v}'")));
             }
         }
-        "offset" => {
+        "offset" => job.offset = size_or_percent(need()?).map_err(expected)?,
+        "offset_increment" => job.offset_increment = size_or_percent(need()?).map_err(expected)?,
+        "filesize" => {
             let v = need()?;
-            job.offset = match parse_percent(v) {
-                Some(p) => SizeSpec::Percent(p.map_err(expected)?),
-                None => SizeSpec::Bytes(parse_size(v).map_err(expected)?),
-            };
-        }
-        "io_size" | "io_limit" => {
-            let v = need()?;
-            if parse_percent(v).is_some() {
-                return Err(format!("{key}: percentages are not supported yet, found '{v}'"));
+            if v.contains('-') {
+                return Err(format!("{key}: a range of file sizes is not supported, found '{v}'"));
             }
-            job.io_limit = IoLimit::Bytes(parse_size(v).map_err(expected)?);
+            job.filesize = Some(SizeSpec::Bytes(nonzero_size(v).map_err(expected)?));
+        }
+        "nrfiles" => job.nrfiles = parse_int(need()?, 1, 1 << 20).map_err(expected)? as u32,
+        "io_size" | "io_limit" => {
+            job.io_limit = match size_or_percent(need()?).map_err(expected)? {
+                SizeSpec::Bytes(b) => IoLimit::Bytes(b),
+                SizeSpec::Percent(p) => IoLimit::RegionPercent(p),
+            }
         }
         "number_ios" => job.io_limit = IoLimit::Ios(parse_int(need()?, 1, u64::MAX).map_err(expected)?),
+        "loops" => job.loops = parse_int(need()?, 1, u32::MAX as u64).map_err(expected)? as u32,
         "iodepth" => job.iodepth = parse_int(need()?, 1, 65536).map_err(expected)? as u32,
+        "iodepth_low" => job.iodepth_low = Some(parse_int(need()?, 0, 65536).map_err(expected)? as u32),
         "ioengine" => {
             let v = need()?;
             job.engine = if SYNC_ENGINES.contains(&v) {
@@ -308,23 +549,95 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         }
         "direct" => job.direct = flag()?,
         "buffered" => job.direct = !flag()?,
+        "sync" => {
+            job.sync_writes = match value {
+                Some("sync") | Some("dsync") => true,
+                Some("none") => false,
+                _ => flag().map_err(|_| {
+                    expected(format!("0, 1, none, sync or dsync, found '{}'", need().unwrap_or_default()))
+                })?,
+            }
+        }
+        "fsync" | "fdatasync" => {
+            job.fsync_every_writes = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32
+        }
+        "end_fsync" => job.end_fsync = flag()?,
         "runtime" | "timeout" => {
             let ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?;
             // fio: runtime=0 means no limit.
             job.runtime_ns = if ns == 0 { None } else { Some(ns) };
         }
         "time_based" => job.time_based = flag()?,
+        "ramp_time" => job.ramp_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?,
+        "startdelay" => {
+            let v = need()?;
+            if v.contains('-') {
+                return Err(format!("{key}: a random range of delays is not supported, found '{v}'"));
+            }
+            job.startdelay_ns = parse_time_ns(v, TimeUnit::Seconds).map_err(expected)?
+        }
         "thinktime" => job.thinktime_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?,
+        "thinktime_blocks" => job.thinktime_blocks = parse_int(need()?, 1, u32::MAX as u64).map_err(expected)? as u32,
+        // Spinning is part of the think time and costs the same in simulated time.
+        "thinktime_spin" => job.thinktime_spin_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?,
+        "rate" => job.rate_bytes_per_s = per_direction(need()?, parse_size).map_err(expected)?,
+        "rate_iops" => {
+            job.rate_iops = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
+        }
+        "rate_min" => job.rate_min_bytes_per_s = per_direction(need()?, parse_size).map_err(expected)?,
+        "rate_iops_min" => {
+            job.rate_iops_min = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
+        }
+        "rate_process" => {
+            job.rate_process = match need()? {
+                "linear" => RateProcess::Linear,
+                "poisson" => RateProcess::Poisson,
+                v => return Err(expected(format!("linear or poisson, found '{v}'"))),
+            }
+        }
+        "ratecycle" => {
+            let ms = parse_int(need()?, 1, 3_600_000).map_err(expected)?;
+            job.ratecycle_ns = ms * 1_000_000;
+        }
         "numjobs" => job.numjobs = parse_int(need()?, 1, 4096).map_err(expected)? as u32,
-        "fsync" => job.fsync_every_writes = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
-        "end_fsync" => job.end_fsync = flag()?,
-        "startdelay" => job.startdelay_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?,
+        "stonewall" | "wait_for_previous" => job.stonewall = flag()?,
+        "new_group" => job.new_group = flag()?,
+        "group_reporting" => job.group_reporting = flag()?,
         "prio" => job.level = parse_int(need()?, 0, LEVEL_MAX as u64).map_err(expected)? as u8,
         "prioclass" => {
             let n = parse_int(need()?, 0, 3).map_err(expected)?;
             job.class = IoClass::from_ioprio_class(n as u32).unwrap_or(IoClass::Be);
         }
-        k if ACCEPTED_WITHOUT_EFFECT.contains(&k) => {}
+        "cmdprio_percentage" => {
+            let v = per_direction(need()?, |p| parse_int(p, 0, 100)).map_err(expected)?;
+            job.cmdprio_percent = [v[0] as u32, v[1] as u32];
+        }
+        "cmdprio_class" => {
+            let n = parse_int(need()?, 1, 3).map_err(expected)?;
+            job.cmdprio_class = IoClass::from_ioprio_class(n as u32).unwrap_or(IoClass::Rt);
+        }
+        "cmdprio" => job.cmdprio_level = parse_int(need()?, 0, LEVEL_MAX as u64).map_err(expected)? as u8,
+        "random_distribution" => job.distribution = parse_distribution(need()?).map_err(expected)?,
+        "randseed" => job.randseed = Some(parse_int(need()?, 0, u64::MAX).map_err(expected)?),
+        "latency_target" => {
+            let target_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?;
+            let t = job.latency_target.get_or_insert(LatencyTarget::default());
+            t.target_ns = target_ns;
+        }
+        "latency_window" => {
+            let window_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?;
+            let t = job.latency_target.get_or_insert(LatencyTarget::default());
+            t.window_ns = window_ns;
+        }
+        "latency_percentile" => {
+            let p = parse_f64(need()?, "a percentile above 0 and at most 100", |p| p > 0.0 && p <= 100.0)
+                .map_err(expected)?;
+            let t = job.latency_target.get_or_insert(LatencyTarget::default());
+            t.percentile = p;
+        }
+        "write_lat_log" => job.write_lat_log = Some(value.unwrap_or(&job.name).to_string()),
+        "log_avg_msec" => job.log_avg_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
+        k if ACCEPTED_WITHOUT_EFFECT.iter().any(|(name, _)| *name == k) => {}
         k if NON_BLOCK_OPTIONS.contains(&k) => {
             return Err(format!("option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"))
         }
@@ -336,19 +649,35 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
 /// Checks that need the whole job.
 fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     let at = |option: &str| job.location_of(option).cloned().unwrap_or_else(|| job.defined_at.clone());
+    let fail = |option: &str, message: String| {
+        Err(JobFileError { location: at(option), message: format!("job '{}': {message}", job.name) })
+    };
     if job.time_based && job.runtime_ns.is_none() {
-        return Err(JobFileError {
-            location: at("time_based"),
-            message: format!("job '{}': time_based needs a runtime", job.name),
-        });
+        return fail("time_based", "time_based needs a runtime".to_string());
     }
+    let bs = job.max_block_bytes();
     if let Some(SizeSpec::Bytes(size)) = job.size {
-        let bs = job.block_size_bytes.iter().copied().max().unwrap_or(0);
         if size < bs {
-            return Err(JobFileError {
-                location: at("size"),
-                message: format!("job '{}': size {size} is smaller than the block size {bs}", job.name),
-            });
+            return fail("size", format!("size {size} is smaller than the block size {bs}"));
+        }
+    }
+    if let Some(SizeSpec::Bytes(size)) = job.filesize {
+        if size < bs {
+            return fail("filesize", format!("filesize {size} is smaller than the block size {bs}"));
+        }
+    }
+    if job.thinktime_spin_ns > job.thinktime_ns {
+        return fail("thinktime_spin", "thinktime_spin is longer than thinktime".to_string());
+    }
+    if job.rate_bytes_per_s.iter().any(|r| *r > 0) && job.rate_iops.iter().any(|r| *r > 0) {
+        return fail("rate_iops", "rate and rate_iops are exclusive".to_string());
+    }
+    if let Some(t) = &job.latency_target {
+        if t.target_ns == 0 {
+            return fail("latency_window", "latency_window and latency_percentile need a latency_target".to_string());
+        }
+        if t.window_ns == 0 {
+            return fail("latency_target", "latency_target needs a latency_window".to_string());
         }
     }
     Ok(())
@@ -357,24 +686,30 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iosched_core::request::IoClass;
 
     #[test]
     fn globals_are_inherited_and_overridden() {
         let text = "; comment\n[global]\nrw=randread\nbs=4k\nioengine=libaio\n\n[a]\niodepth=8\n[b]\nrw=write # tail\nbs=64k\n";
         let jobs = parse_str(text, "t.fio").unwrap();
         assert_eq!(jobs.len(), 2);
-        assert_eq!((jobs[0].name.as_str(), jobs[0].rw, jobs[0].random, jobs[0].iodepth), ("a", RwMode::Read, true, 8));
+        assert_eq!(
+            (jobs[0].name.as_str(), jobs[0].rw, jobs[0].random_percent, jobs[0].iodepth),
+            ("a", RwMode::Read, 100, 8)
+        );
         assert_eq!(jobs[0].effective_depth(), 8);
-        assert_eq!((jobs[1].rw, jobs[1].random, jobs[1].block_size_bytes), (RwMode::Write, false, [65536; 3]));
+        assert_eq!((jobs[1].rw, jobs[1].random_percent), (RwMode::Write, 0));
+        assert_eq!(jobs[1].block_sizes, [BlockSizes::Fixed(65536), BlockSizes::Fixed(65536), BlockSizes::Fixed(65536)]);
         assert_eq!(jobs[1].defined_at.line, 9);
     }
 
     #[test]
     fn per_direction_block_sizes() {
         let jobs = parse_str("[j]\nbs=4k,64k\n", "t").unwrap();
-        assert_eq!(jobs[0].block_size_bytes, [4096, 65536, 65536]);
+        let fixed = |a, b, c| [BlockSizes::Fixed(a), BlockSizes::Fixed(b), BlockSizes::Fixed(c)];
+        assert_eq!(jobs[0].block_sizes, fixed(4096, 65536, 65536));
         let jobs = parse_str("[j]\nbs=4k,,8k\n", "t").unwrap();
-        assert_eq!(jobs[0].block_size_bytes, [4096, 4096, 8192]);
+        assert_eq!(jobs[0].block_sizes, fixed(4096, 4096, 8192));
     }
 
     #[test]
@@ -393,6 +728,65 @@ mod tests {
     }
 
     #[test]
+    fn sizes_splits_and_distributions() {
+        let text = "[j]\nbsrange=4k-16k,8k-8k\n[k]\nbssplit=4k/10:64k/50:32k\nrandom_distribution=zoned:60/10:40/90\n\
+                    [l]\nbssplit=4k/50:8k/50,16k/100\nrandom_distribution=zipf:1.2\nrw=randread:8\nrw_sequencer=identical\n";
+        let jobs = parse_str(text, "t").unwrap();
+        assert_eq!(jobs[0].block_sizes[0], BlockSizes::Range { min: 4096, max: 16384 });
+        assert_eq!(jobs[0].block_sizes[1], BlockSizes::Fixed(8192));
+        assert_eq!(jobs[1].block_sizes[0], BlockSizes::Split(vec![(4096, 10), (65536, 50), (32768, 40)]));
+        assert_eq!(jobs[1].distribution, Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)]));
+        assert_eq!(jobs[2].block_sizes[1], BlockSizes::Split(vec![(16384, 100)]));
+        assert_eq!(jobs[2].distribution, Distribution::Zipf { theta: 1.2 });
+        assert_eq!((jobs[2].random_percent, jobs[2].rw_suffix, jobs[2].sequencer_identical), (100, 8, true));
+        let seq = &parse_str("[j]\nrw=write:64k\n", "t").unwrap()[0];
+        assert_eq!((seq.random_percent, seq.rw_suffix), (0, 65536));
+    }
+
+    #[test]
+    fn rates_groups_priorities_and_latency_target() {
+        let text = "[global]\ngroup_reporting\n[a]\nrate=1m,500k\nrate_process=poisson\nrate_min=100k\n\
+                    [b]\nstonewall\nrate_iops=50\ncmdprio_percentage=20\ncmdprio_class=1\ncmdprio=3\n\
+                    [c]\nnew_group\nlatency_target=2ms\nlatency_window=1s\nlatency_percentile=99.9\nio_size=50%\n\
+                    loops=3\nramp_time=2\nthinktime=100\nthinktime_blocks=4\nthinktime_spin=50\nsync=1\nfdatasync=8\n";
+        let jobs = parse_str(text, "t").unwrap();
+        assert_eq!(jobs[0].rate_bytes_per_s, [1 << 20, 500 << 10, 500 << 10]);
+        assert_eq!(jobs[0].rate_process, RateProcess::Poisson);
+        assert_eq!(jobs[0].rate_min_bytes_per_s[0], 100 << 10);
+        assert!(jobs[0].group_reporting && !jobs[0].stonewall);
+        assert!(jobs[1].stonewall);
+        assert_eq!(jobs[1].rate_iops, [50; 3]);
+        assert_eq!((jobs[1].cmdprio_percent, jobs[1].cmdprio_class, jobs[1].cmdprio_level), ([20, 20], IoClass::Rt, 3));
+        let c = &jobs[2];
+        assert!(c.new_group);
+        assert_eq!(
+            c.latency_target,
+            Some(LatencyTarget { target_ns: 2_000_000, window_ns: 1_000_000_000, percentile: 99.9 })
+        );
+        assert_eq!((c.io_limit, c.loops, c.ramp_ns), (IoLimit::RegionPercent(50), 3, 2_000_000_000));
+        assert_eq!((c.thinktime_ns, c.thinktime_blocks, c.thinktime_spin_ns), (100_000, 4, 50_000));
+        assert!(c.sync_writes && c.is_sync(iosched_core::request::Op::Write));
+        assert_eq!(c.fsync_every_writes, 8);
+    }
+
+    #[test]
+    fn includes_read_in_place_relative_to_the_including_file() {
+        let dir = std::env::temp_dir().join(format!("iosched-include-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("sub/common.fio"), "[global]\nbs=64k\n").unwrap();
+        std::fs::write(dir.join("main.fio"), "include sub/common.fio\n[j]\nrw=read\n").unwrap();
+        let jobs = parse_file(&dir.join("main.fio")).unwrap();
+        assert_eq!(jobs[0].block_sizes[0], BlockSizes::Fixed(65536));
+        std::fs::write(dir.join("loop.fio"), "include loop.fio\n").unwrap();
+        let e = parse_file(&dir.join("loop.fio")).unwrap_err().to_string();
+        assert!(e.contains("loop.fio:1: include nested more than 16 deep"), "{e}");
+        std::fs::write(dir.join("missing.fio"), "[j]\ninclude nope.fio\n").unwrap();
+        let e = parse_file(&dir.join("missing.fio")).unwrap_err().to_string();
+        assert!(e.contains("missing.fio:2: include nope.fio: cannot read included job file"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn errors_name_file_line_and_what_was_expected() {
         let cases = [
             ("[j]\nbs=4q\n", "t.fio:2: bs: expected a size"),
@@ -407,6 +801,15 @@ mod tests {
             ("[global]\nbs=4k\n", "t.fio:2: no jobs"),
             ("[j]\niodepth=0\n", "t.fio:2: iodepth: expected an integer from 1"),
             ("[j]\nrw\n", "t.fio:2: option 'rw' needs a value"),
+            ("[j]\nbssplit=4k/60:8k/60\n", "t.fio:2: bssplit: expected shares that add up to 100"),
+            ("[j]\nbsrange=8k-4k\n", "t.fio:2: bsrange: expected a range with min <= max"),
+            ("[j]\nrandom_distribution=zipf\n", "t.fio:2: random_distribution: expected zipf:theta"),
+            ("[j]\nrandom_distribution=pareto:1.5\n", "t.fio:2: random_distribution: expected pareto:h"),
+            ("[j]\nrate_process=bursty\n", "t.fio:2: rate_process: expected linear or poisson"),
+            ("[j]\nrate=1m\nrate_iops=5\n", "t.fio:3: job 'j': rate and rate_iops are exclusive"),
+            ("[j]\nlatency_target=1ms\n", "t.fio:2: job 'j': latency_target needs a latency_window"),
+            ("[j]\nthinktime=10\nthinktime_spin=20\n", "t.fio:3: job 'j': thinktime_spin is longer"),
+            ("[j]\nrw=randread:x\n", "t.fio:2: rw: expected an integer"),
         ];
         for (text, want) in cases {
             let got = parse_str(text, "t.fio").unwrap_err().to_string();
