@@ -528,14 +528,14 @@ impl Engine {
         // group_reporting: the group's jobs become one, named after its first, over the union of their times.
         let mut reported_groups: Vec<(u32, usize, u64, u64, FlowRecorder)> = Vec::new();
         for s in &self.sources {
-            let failure = match &s.process {
-                Process::Job(job) => job.failure().cloned(),
-                Process::Timed(_) => None,
+            let (failure, end_ns) = match &s.process {
+                Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
+                Process::Timed(_) => (None, s.last_completion_ns),
             };
             if s.group_reporting {
                 if let Some(entry) = reported_groups.iter_mut().find(|g| g.0 == s.group) {
                     entry.2 = entry.2.min(s.start_ns);
-                    entry.3 = entry.3.max(s.last_completion_ns);
+                    entry.3 = entry.3.max(end_ns);
                     entry.4.merge(&s.recorder);
                     if let (Some(f), true) = (failure, jobs[entry.1].error_code == 0) {
                         jobs[entry.1].error_code = f.errno;
@@ -543,9 +543,9 @@ impl Engine {
                     }
                     continue;
                 }
-                reported_groups.push((s.group, jobs.len(), s.start_ns, s.last_completion_ns, s.recorder.clone()));
+                reported_groups.push((s.group, jobs.len(), s.start_ns, end_ns, s.recorder.clone()));
             }
-            let runtime = s.last_completion_ns.saturating_sub(s.start_ns);
+            let runtime = end_ns.saturating_sub(s.start_ns);
             let mut job = JobResult::from_recorder(s.name.clone(), s.first_flow, s.group, runtime, &s.recorder);
             if let Some(f) = failure {
                 job.error_code = f.errno;

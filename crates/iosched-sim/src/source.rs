@@ -261,6 +261,19 @@ impl JobProcess {
         std::mem::take(&mut self.reset_stats)
     }
 
+    /// When the job ended, for its reported runtime: a job that ran out of time ran until its runtime was up
+    /// even if it was idle (rate-limited, thinking) at the end, as fio counts it; otherwise its last completion.
+    pub fn end_ns(&self, last_completion_ns: u64) -> u64 {
+        let limit_reached = self.limit_bytes.is_some_and(|l| self.issued_bytes >= l)
+            || self.limit_ios.is_some_and(|l| self.issued_ios >= l);
+        match self.job.runtime_ns {
+            Some(runtime_ns) if !self.stopped && !limit_reached => {
+                last_completion_ns.max(self.start_ns + self.job.ramp_ns + runtime_ns)
+            }
+            _ => last_completion_ns,
+        }
+    }
+
     pub fn failure(&self) -> Option<&JobFailure> {
         self.failure.as_ref()
     }
@@ -478,6 +491,9 @@ impl JobProcess {
         for dir in 0..3 {
             let (min_bps, min_iops) = (self.job.rate_min_bytes_per_s[dir], self.job.rate_iops_min[dir]);
             let name = ["read", "write", "trim"][dir];
+            if self.issued_by_dir_ios[dir] == 0 {
+                continue; // fio checks only the directions the job does
+            }
             if min_bps > 0 && (self.cycle_bytes[dir] as f64 / elapsed_s) < min_bps as f64 {
                 let got = self.cycle_bytes[dir] as f64 / elapsed_s;
                 self.stop(5, format!("{name} rate {got:.0} B/s fell below rate_min {min_bps} B/s"));
@@ -505,7 +521,8 @@ impl JobProcess {
             self.cycle_ios[dir] += 1;
             self.check_min_rate(now_ns);
         }
-        if req.op != Op::Flush {
+        // While quiescing after a depth change, completions belong to the old depth: the search ignores them.
+        if req.op != Op::Flush && !self.quiescing {
             if let Some(search) = &mut self.search {
                 match search.on_completion(now_ns, req.total_ns()) {
                     SearchStep::Continue => {}

@@ -143,3 +143,161 @@ fn out_of_range_region_names_the_option() {
     .to_string();
     assert!(err.starts_with("big.fio:3: job 'j': offset"), "{err}");
 }
+
+fn run_logged(job_text: &str, device: &str) -> iosched_sim::SimOutput {
+    let jobs = parse_str(job_text, "test.fio").unwrap();
+    let out = simulate(
+        &Workload::from_jobs(&jobs),
+        registry::create("noop").unwrap(),
+        parse_spec(device).unwrap(),
+        Vec::new(),
+        &SimConfig { seed: 7, record_log: true },
+    )
+    .unwrap();
+    assert_eq!(out.result.requests_submitted, out.result.requests_completed);
+    out
+}
+
+#[test]
+fn rwmix_70_30_splits_requests_and_bytes() {
+    let r = run("[m]\nrw=randrw\nrwmixread=70\nbs=4k,16k\ndirect=1\nnumber_ios=20000\n", "simple", "noop");
+    let job = &r.jobs[0];
+    let (reads, writes) = (job.directions[0].ios, job.directions[1].ios);
+    assert_eq!(reads + writes, 20_000);
+    // Binomial(20000, 0.7): sd 65 requests.
+    assert!((13_800..14_200).contains(&reads), "{reads}");
+    assert_eq!(job.directions[0].bytes, reads * 4096);
+    assert_eq!(job.directions[1].bytes, writes * 16384);
+    // One at a time: a read takes 100 + 8.192 us, a write 100 + 32.768 us.
+    assert_eq!(job.runtime_ns, reads * 108_192 + writes * 132_768);
+}
+
+#[test]
+fn rate_limit_holds_bandwidth_and_iops() {
+    // rate=1m with 4 KiB blocks: 256 I/Os per second, evenly spaced, far below what the device could do.
+    let out = run_logged("[r]\nrw=read\nbs=4k\nioengine=libaio\niodepth=8\nrate=1m\ntime_based\nruntime=2\n", "simple");
+    let job = &out.result.jobs[0];
+    assert_eq!(job.directions[0].ios, 512);
+    let bw = job.bw_bytes_per_s(0);
+    assert!((bw / 1_048_576.0 - 1.0).abs() < 0.001, "{bw}");
+    let arrivals: Vec<u64> = out.log.iter().map(|e| e.req.queued_ns).collect();
+    let gaps: Vec<u64> = arrivals.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.iter().all(|g| g.abs_diff(3_906_250) <= 1), "linear gaps of 1 s / 256");
+    let iops = run("[r]\nrw=randread\nrate_iops=500\nruntime=1\ntime_based\n", "simple", "noop");
+    assert_eq!(iops.jobs[0].directions[0].ios, 500);
+}
+
+#[test]
+fn poisson_arrivals_have_exponential_gaps() {
+    let out = run_logged(
+        "[p]\nrw=randread\nioengine=libaio\niodepth=64\nrate_iops=1000\nrate_process=poisson\ntime_based\nruntime=20\n",
+        "simple",
+    );
+    let arrivals: Vec<f64> = out.log.iter().map(|e| e.req.queued_ns as f64).collect();
+    let n = arrivals.len() as f64;
+    assert!((n / 20_000.0 - 1.0).abs() < 0.03, "{n} arrivals for 20,000 expected");
+    let gaps: Vec<f64> = arrivals.windows(2).map(|w| w[1] - w[0]).collect();
+    let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+    let var = gaps.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / gaps.len() as f64;
+    // An exponential distribution's coefficient of variation is 1 (a linear process's is 0), and its share of
+    // gaps below the mean is 1 - 1/e.
+    let cv = var.sqrt() / mean;
+    assert!((cv - 1.0).abs() < 0.05, "cv {cv}");
+    let below = gaps.iter().filter(|g| **g < mean).count() as f64 / gaps.len() as f64;
+    assert!((below - (1.0 - (-1.0f64).exp())).abs() < 0.02, "{below}");
+}
+
+#[test]
+fn stonewall_starts_a_job_when_the_one_before_has_finished() {
+    let text = "[a]\nrw=read\nbs=4k\nnumber_ios=100\n[b]\nstonewall\nrw=randread\nbs=4k\nnumber_ios=100\n";
+    let out = run_logged(text, "simple");
+    let a_end = out.log.iter().filter(|e| e.source == 0).map(|e| e.req.completed_ns).max().unwrap();
+    let b_start = out.log.iter().filter(|e| e.source == 1).map(|e| e.req.queued_ns).min().unwrap();
+    assert_eq!(a_end, 100 * 108_192);
+    assert_eq!(b_start, a_end);
+    assert_eq!(out.result.elapsed_ns, 200 * 108_192);
+    assert_eq!((out.result.jobs[0].group, out.result.jobs[1].group), (0, 1));
+    // Without the stonewall both start at once and overlap.
+    let together = run_logged(&text.replace("stonewall\n", ""), "simple");
+    assert!(together.result.elapsed_ns < 110 * 108_192, "{}", together.result.elapsed_ns);
+}
+
+#[test]
+fn group_reporting_merges_a_groups_clones() {
+    let r = run("[g]\nrw=randread\nnumjobs=4\nnumber_ios=50\ngroup_reporting\n", "simple", "noop");
+    assert_eq!(r.jobs.len(), 1);
+    assert_eq!(r.jobs[0].directions[0].ios, 200);
+    assert_eq!(r.jobs[0].name, "g");
+}
+
+#[test]
+fn thinktime_blocks_drains_then_pauses() {
+    // Depth 4, think 1 ms after every 4 issues: a cycle is 4 reads together (100 us + 4 x 8.192 us for the last
+    // transfer) then 1 ms; 25 cycles, the last without its think.
+    let r = run(
+        "[t]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=4\nthinktime=1000\nthinktime_blocks=4\nnumber_ios=100\n",
+        "simple",
+        "noop",
+    );
+    let cycle = 100_000 + 4 * 8_192;
+    assert_eq!(r.jobs[0].runtime_ns, 25 * cycle + 24 * 1_000_000);
+}
+
+#[test]
+fn ramp_time_is_left_out_of_the_results() {
+    let r = run("[r]\nrw=read\nbs=4k\nramp_time=1\nruntime=1\ntime_based\n", "simple", "noop");
+    let job = &r.jobs[0];
+    // 1 s of 108.192 us reads after the ramp: 9242 or 9243 counted, not twice that.
+    assert!((9_241..=9_244).contains(&job.directions[0].ios), "{}", job.directions[0].ios);
+    assert!(job.runtime_ns.abs_diff(1_000_000_000) < 200_000, "{}", job.runtime_ns);
+}
+
+#[test]
+fn buffered_writes_are_write_back_and_do_not_wait() {
+    // A psync writer with 1 ms device latency: direct, it waits for each write (1000 IOPS); buffered, up to
+    // 128 write-back requests overlap and the channel (500 MB/s) is the limit.
+    let device = "simple,latency_us=1000,queue_depth=256";
+    let direct = run("[w]\nrw=write\nbs=4k\ndirect=1\nnumber_ios=4000\n", device, "noop");
+    let buffered = run("[w]\nrw=write\nbs=4k\nnumber_ios=4000\n", device, "noop");
+    let (d, b) = (direct.jobs[0].iops(1), buffered.jobs[0].iops(1));
+    assert!((d / 992.0 - 1.0).abs() < 0.01, "direct {d}");
+    // 128 in flight per 1.008 ms: 127,000 IOPS is under the channel's 122,070: the channel rules.
+    assert!(b > 100.0 * d, "buffered {b} vs direct {d}");
+}
+
+#[test]
+fn latency_target_finds_the_deepest_queue_under_the_target() {
+    // 4 KiB reads, 150 us target. When d reads start together (as after the drain that follows each depth
+    // change) the last one completes at 100 + d x 8.192 us, so d <= 6 holds the target and 7 does not. fio's
+    // search (double while it holds, bisect once it fails) ends at 6 and reports only its final window, in
+    // which 6 reads of 108.192 us each overlap: 55,457 IOPS.
+    let r = run(
+        "[l]\nrw=randread\nbs=4k\nioengine=libaio\niodepth=64\nlatency_target=150\nlatency_window=10ms\nruntime=5\n",
+        "simple",
+        "noop",
+    );
+    let job = &r.jobs[0];
+    assert_eq!(job.error_code, 0, "{}", job.error_message);
+    assert!(job.directions[0].total.max_ns <= 150_000, "{}", job.directions[0].total.max_ns);
+    let iops = job.iops(0);
+    assert!((iops / 55_457.0 - 1.0).abs() < 0.02, "{iops}");
+    assert!(job.directions[0].ios < 1_000, "only the final window is reported: {}", job.directions[0].ios);
+    assert!(r.elapsed_ns < 200_000_000, "the search ended the job early: {}", r.elapsed_ns);
+    // An impossible target fails the job at depth 1 as fio does (ETIMEDOUT).
+    let r = run(
+        "[l]\nrw=randread\nioengine=libaio\niodepth=8\nlatency_target=50\nlatency_window=10ms\nruntime=1\n",
+        "simple",
+        "noop",
+    );
+    assert_eq!(r.jobs[0].error_code, 110);
+}
+
+#[test]
+fn rate_min_fails_a_job_that_cannot_keep_up() {
+    // 4 KiB at depth 1 reaches 9,243 IOPS; asking for at least 20,000 fails after the first cycle.
+    let r = run("[m]\nrw=randread\nrate_iops_min=20000\ntime_based\nruntime=5\n", "simple", "noop");
+    assert_eq!(r.jobs[0].error_code, 5, "{}", r.jobs[0].error_message);
+    assert!(r.elapsed_ns < 1_100_000_000);
+    let ok = run("[m]\nrw=randread\nrate_iops_min=5000\ntime_based\nruntime=3\n", "simple", "noop");
+    assert_eq!(ok.jobs[0].error_code, 0);
+}
