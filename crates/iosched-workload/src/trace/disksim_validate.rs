@@ -4,7 +4,7 @@
 //! BUFFACTION (Hit, Miss, Doub, Trip) records what the measuring tool saw; it is kept but not used to steer
 //! the model.
 
-use super::{parse_lines, read_with, TraceError};
+use super::{parse_lines, read_with, Format, Trace, TraceError, TraceRecord};
 use iosched_core::request::Op;
 use std::path::Path;
 
@@ -21,6 +21,20 @@ pub struct ValidateRecord {
 /// Read a validate trace.
 pub fn read(path: &Path) -> Result<Vec<ValidateRecord>, TraceError> {
     read_with(path, parse)
+}
+
+/// Parse a validate trace into the common form, for replay by `iosched sim`: each request is issued when the
+/// measured drive let the one before complete, that is at the sum of the earlier servtime + nextinter (the
+/// arrival times the measurement had). Blocks are 512 bytes; one stream.
+pub fn parse_trace(text: &str, file: &str) -> Result<Trace, TraceError> {
+    let mut clock_us = 0.0f64;
+    let mut records = Vec::new();
+    for r in parse(text, file)? {
+        let at_ns = (clock_us * 1000.0).round() as u64;
+        records.push(TraceRecord::new(at_ns, r.op, r.block.saturating_mul(512), r.blocks.saturating_mul(512), 0));
+        clock_us += r.measured_us + r.next_interval_us;
+    }
+    Ok(Trace::rebased(Format::DisksimValidate, records, 0))
 }
 
 /// Parse validate-trace text; `file` names it in errors.

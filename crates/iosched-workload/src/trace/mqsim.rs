@@ -2,7 +2,7 @@
 //! `arrival_ns device lba_sectors size_sectors type`, type 1 a read and 0 a write, sectors of 512 bytes.
 //! The device number becomes the record's stream (its flow).
 
-use super::{parse_lines, read_with, TraceError};
+use super::{parse_lines, read_with, Format, Trace, TraceError, TraceRecord};
 use iosched_core::request::Op;
 use iosched_core::units::SECTOR_BYTES;
 use std::path::Path;
@@ -19,6 +19,15 @@ pub struct MqsimRecord {
 /// Read an MQSim trace.
 pub fn read(path: &Path) -> Result<Vec<MqsimRecord>, TraceError> {
     read_with(path, parse)
+}
+
+/// Parse MQSim trace text into the common form (the device is the stream).
+pub fn parse_trace(text: &str, file: &str) -> Result<Trace, TraceError> {
+    let records = parse(text, file)?
+        .into_iter()
+        .map(|r| TraceRecord::new(r.at_ns, r.op, r.offset_bytes, r.len_bytes, r.device))
+        .collect();
+    Ok(Trace::rebased(Format::Mqsim, records, 0))
 }
 
 /// Parse MQSim trace text; `file` names it in errors.
