@@ -5,6 +5,7 @@
 //!   field is a pause in microseconds; file actions add, open, close (no offset).
 //! - v3: `timestamp_us filename action [offset length]` with the same actions, each line at its timestamp
 //!   (microseconds since the log started); wait is not allowed.
+//!
 //! sync and datasync become flushes. Each file becomes a stream; offsets are used as they are (every file of
 //! the log is mapped onto the same simulated device). File actions are counted as skipped.
 
