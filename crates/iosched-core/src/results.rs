@@ -31,6 +31,8 @@ pub struct JobResult {
     /// Why the job stopped early, as fio reports it: an errno (0: it did not) and a message.
     pub error_code: i32,
     pub error_message: String,
+    /// The job's own options as written (fio's "job options").
+    pub options: Vec<(String, String)>,
 }
 
 impl JobResult {
@@ -52,6 +54,7 @@ impl JobResult {
             flushes: dir(&rec.flushes),
             error_code: 0,
             error_message: String::new(),
+            options: Vec::new(),
         }
     }
 
@@ -86,4 +89,6 @@ pub struct RunResult {
     /// Virtual (or real) time from start to the last completion.
     pub elapsed_ns: u64,
     pub jobs: Vec<JobResult>,
+    /// The [global] options as written (fio's "global options").
+    pub global_options: Vec<(String, String)>,
 }

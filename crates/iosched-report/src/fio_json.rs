@@ -60,12 +60,17 @@ fn job_value(job: &JobResult) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.group));
-    m.insert("error".into(), json!(job.directions.iter().map(|d| d.errors).sum::<u64>().min(1)));
+    let io_errors = job.directions.iter().map(|d| d.errors).sum::<u64>().min(1) as i32;
+    m.insert("error".into(), json!(if job.error_code != 0 { job.error_code } else { io_errors }));
+    m.insert("job options".into(), pairs(&job.options));
     m.insert("job_runtime".into(), json!(job.runtime_ns / units::NS_PER_MS));
     for (dir, key) in DIRECTION_KEYS.iter().enumerate() {
         m.insert((*key).into(), direction(job, dir));
     }
     m.insert("sync".into(), json!({"total_ios": job.flushes.ios, "lat_ns": latency(&job.flushes.total, true)}));
+    if !job.error_message.is_empty() {
+        m.insert("error_message".into(), json!(job.error_message));
+    }
     m.insert("usr_cpu".into(), json!(0.0));
     m.insert("sys_cpu".into(), json!(0.0));
     let mut extra = Map::new();
@@ -109,7 +114,7 @@ pub fn to_value(run: &RunResult) -> Value {
         "timestamp": 0,
         "timestamp_ms": 0,
         "time": "simulated",
-        "global options": {},
+        "global options": pairs(&run.global_options),
         "jobs": run.jobs.iter().map(job_value).collect::<Vec<_>>(),
         "disk_util": [],
         "iosched": {

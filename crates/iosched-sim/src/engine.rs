@@ -13,7 +13,7 @@
 //! A policy switch hands every request the old policy holds to the new one in their enqueue order; completions
 //! of requests the old policy dispatched go to the new one.
 
-use crate::source::{Issue, JobProcess, TimedProcess};
+use crate::source::{ClosedProcess, Issue, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
 use iosched_core::request::{FlowId, Op, Request, RequestId, NOT_YET_NS};
@@ -81,6 +81,7 @@ enum EventKind {
 enum Process {
     Job(Box<JobProcess>),
     Timed(TimedProcess),
+    Closed(ClosedProcess),
 }
 
 struct SourceState {
@@ -97,6 +98,8 @@ struct SourceState {
     group_reporting: bool,
     /// A job that has finished (timed sources never count).
     done: bool,
+    /// The job's own options as written.
+    options: Vec<(String, String)>,
 }
 
 /// Flush barrier state.
@@ -139,6 +142,7 @@ struct Engine {
     /// Jobs not yet finished in each stonewall wave, and the wave running.
     wave_left: Vec<u32>,
     wave: u32,
+    global_options: Vec<(String, String)>,
 }
 
 /// Run `workload` through `policy` to `device`.
@@ -171,12 +175,18 @@ impl Engine {
         let mut flow_source = Vec::new();
         let mut wakes = Vec::new();
         let mut wave_left: Vec<u32> = Vec::new();
+        let mut global_options = Vec::new();
         for (index, spec) in workload.sources.iter().enumerate() {
             let first_flow = flow_source.len() as u32;
             let (mut group, mut wave, mut group_reporting) = (0, 0, false);
+            let mut options = Vec::new();
             let (process, start_ns) = match spec {
                 SourceSpec::Job { spec: job, clone, group: g, wave: w } => {
                     (group, wave, group_reporting) = (*g, *w, job.group_reporting);
+                    options = job.job_options.clone();
+                    if global_options.is_empty() {
+                        global_options = job.global_options.clone();
+                    }
                     let region = job_region(job, *clone, capacity)?;
                     let rng = match job.randseed {
                         Some(seed) => SimRng::new(seed, *clone as u64),
@@ -194,7 +204,7 @@ impl Engine {
                     let start = process.account_from_ns();
                     (Process::Job(Box::new(process)), start)
                 }
-                SourceSpec::Timed { requests, .. } => {
+                SourceSpec::Timed { requests, .. } | SourceSpec::Closed { requests, .. } => {
                     let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
                     streams.sort_unstable();
                     streams.dedup();
@@ -205,12 +215,19 @@ impl Engine {
                             (*s, FlowId(flow_source.len() as u32 - 1))
                         })
                         .collect();
-                    let process = TimedProcess::new(requests.clone(), flows);
-                    let start = process.first_ns().unwrap_or(0);
-                    if process.first_ns().is_some() {
-                        wakes.push((start, index as u32));
+                    if let SourceSpec::Closed { depth, .. } = spec {
+                        if !requests.is_empty() {
+                            wakes.push((0, index as u32));
+                        }
+                        (Process::Closed(ClosedProcess::new(requests.clone(), flows, *depth)), 0)
+                    } else {
+                        let process = TimedProcess::new(requests.clone(), flows);
+                        let start = process.first_ns().unwrap_or(0);
+                        if process.first_ns().is_some() {
+                            wakes.push((start, index as u32));
+                        }
+                        (Process::Timed(process), start)
                     }
-                    (Process::Timed(process), start)
                 }
             };
             sources.push(SourceState {
@@ -224,6 +241,7 @@ impl Engine {
                 wave,
                 group_reporting,
                 done: false,
+                options,
             });
         }
         let depth = device.queue_depth().max(1);
@@ -252,6 +270,7 @@ impl Engine {
             device_seq: 0,
             wave_left,
             wave: 0,
+            global_options,
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -314,6 +333,10 @@ impl Engine {
         let next = match &mut source.process {
             Process::Job(job) => job.wake(self.now_ns, &mut out),
             Process::Timed(timed) => timed.wake(self.now_ns, &mut out),
+            Process::Closed(closed) => {
+                closed.fill(&mut out);
+                None
+            }
         };
         if let Some(at) = next {
             self.schedule(at, EventKind::SourceWake(index));
@@ -491,7 +514,7 @@ impl Engine {
         let source = &mut self.sources[index as usize];
         let counted = match &source.process {
             Process::Job(job) => self.now_ns >= job.account_from_ns(),
-            Process::Timed(_) => true,
+            Process::Timed(_) | Process::Closed(_) => true,
         };
         if counted {
             source.recorder.record(&req, completion.error == 0);
@@ -507,6 +530,13 @@ impl Engine {
             }
             self.issue_buf = out;
             self.after_job_step(index);
+        } else if let Process::Closed(closed) = &mut source.process {
+            let mut out = std::mem::take(&mut self.issue_buf);
+            closed.complete(&mut out);
+            for issue in out.drain(..) {
+                self.arrive(issue);
+            }
+            self.issue_buf = out;
         }
     }
 
@@ -530,7 +560,7 @@ impl Engine {
         for s in &self.sources {
             let (failure, end_ns) = match &s.process {
                 Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
-                Process::Timed(_) => (None, s.last_completion_ns),
+                Process::Timed(_) | Process::Closed(_) => (None, s.last_completion_ns),
             };
             if s.group_reporting {
                 if let Some(entry) = reported_groups.iter_mut().find(|g| g.0 == s.group) {
@@ -551,6 +581,7 @@ impl Engine {
                 job.error_code = f.errno;
                 job.error_message = f.message;
             }
+            job.options = s.options.clone();
             jobs.push(job);
         }
         for (group, at, start, end, recorder) in reported_groups {
@@ -559,6 +590,7 @@ impl Engine {
                 JobResult::from_recorder(first.name.clone(), first.flow, group, end.saturating_sub(start), &recorder);
             merged.error_code = first.error_code;
             merged.error_message = first.error_message.clone();
+            merged.options = first.options.clone();
             jobs[at] = merged;
         }
         let policy = &self.policy;
@@ -578,6 +610,7 @@ impl Engine {
                 requests_completed: self.completed,
                 elapsed_ns: self.now_ns,
                 jobs,
+                global_options: self.global_options.clone(),
             },
             log: self.log.unwrap_or_default(),
             policy_switches: self.policy_generation,

@@ -13,4 +13,4 @@ pub mod validate;
 pub mod workload;
 
 pub use engine::{simulate, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
-pub use workload::{TimedIo, Workload, WorkloadError};
+pub use workload::{Replay, TimedIo, Workload, WorkloadError};

@@ -15,6 +15,7 @@
 //!     window at the depth found, whose I/Os are the reported ones);
 //!   - it stops at its I/O limit (times loops) or at ramp_time + runtime, whichever comes first.
 //! - [`TimedProcess`]: an open-loop list of requests issued at their times whatever the device does.
+//! - [`ClosedProcess`]: a list of requests issued in order with a fixed number outstanding.
 //!
 //! Each step appends the requests to issue now to a buffer the engine owns and says when to be woken next.
 
@@ -572,19 +573,57 @@ impl TimedProcess {
             if r.at_ns > now_ns {
                 return Some(r.at_ns);
             }
-            let at = self.flows.binary_search_by_key(&r.stream, |(s, _)| *s);
-            let flow = self.flows[at.expect("every stream was given a flow")].1;
-            out.push(Issue {
-                op: r.op,
-                offset_bytes: r.offset_bytes,
-                len_bytes: r.len_bytes,
-                flow,
-                class: r.class,
-                level: r.level,
-                sync: r.sync,
-            });
+            out.push(issue_of(r, flow_of(&self.flows, r.stream)));
             self.next += 1;
         }
         None
+    }
+}
+
+/// Flows of a request list's streams: (stream, flow), sorted by stream.
+fn flow_of(flows: &[(u32, FlowId)], stream: u32) -> FlowId {
+    let at = flows.binary_search_by_key(&stream, |(s, _)| *s);
+    flows[at.expect("every stream was given a flow")].1
+}
+
+fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
+    Issue {
+        op: r.op,
+        offset_bytes: r.offset_bytes,
+        len_bytes: r.len_bytes,
+        flow,
+        class: r.class,
+        level: r.level,
+        sync: r.sync,
+    }
+}
+
+pub struct ClosedProcess {
+    requests: Vec<TimedIo>,
+    flows: Vec<(u32, FlowId)>,
+    next: usize,
+    depth: u32,
+    in_flight: u32,
+}
+
+impl ClosedProcess {
+    pub fn new(requests: Vec<TimedIo>, mut flows: Vec<(u32, FlowId)>, depth: u32) -> ClosedProcess {
+        flows.sort_unstable();
+        ClosedProcess { requests, flows, next: 0, depth: depth.max(1), in_flight: 0 }
+    }
+
+    /// Issue while fewer than the depth are outstanding.
+    pub fn fill(&mut self, out: &mut Vec<Issue>) {
+        while self.in_flight < self.depth {
+            let Some(r) = self.requests.get(self.next) else { return };
+            out.push(issue_of(r, flow_of(&self.flows, r.stream)));
+            self.next += 1;
+            self.in_flight += 1;
+        }
+    }
+
+    pub fn complete(&mut self, out: &mut Vec<Issue>) {
+        self.in_flight -= 1;
+        self.fill(out);
     }
 }

@@ -28,13 +28,46 @@ pub enum SourceSpec {
     Job { spec: Box<JobSpec>, clone: u32, group: u32, wave: u32 },
     /// Requests issued at given times whatever the device does (open loop), sorted by time.
     Timed { name: String, requests: Vec<TimedIo> },
+    /// Requests issued in order, keeping `depth` outstanding (closed loop); their times are not used.
+    Closed { name: String, requests: Vec<TimedIo>, depth: u32 },
+}
+
+/// How a trace is replayed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Replay {
+    /// At the recorded times, multiplied by `time_scale` (0.5: twice as fast).
+    Open { time_scale: f64 },
+    /// In order, `depth` outstanding at a time.
+    Closed { depth: u32 },
+    /// Everything at time 0, in trace order.
+    AsFastAsPossible,
+}
+
+impl Replay {
+    /// `open`, `open:SCALE`, `closed:N` or `afap`.
+    pub fn parse(text: &str) -> Result<Replay, String> {
+        let wanted = "open, open:SCALE (for example open:0.5), closed:N (for example closed:32) or afap";
+        match text.split_once(':') {
+            None if text == "open" => Ok(Replay::Open { time_scale: 1.0 }),
+            None if text == "afap" => Ok(Replay::AsFastAsPossible),
+            Some(("open", scale)) => match scale.parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 0.0 => Ok(Replay::Open { time_scale: s }),
+                _ => Err(format!("--replay expects {wanted}; the scale must be above 0, found '{scale}'")),
+            },
+            Some(("closed", depth)) => match depth.parse::<u32>() {
+                Ok(d) if (1..=65536).contains(&d) => Ok(Replay::Closed { depth: d }),
+                _ => Err(format!("--replay expects {wanted}; the depth must be 1 to 65536, found '{depth}'")),
+            },
+            _ => Err(format!("--replay expects {wanted}, found '{text}'")),
+        }
+    }
 }
 
 impl SourceSpec {
     pub fn name(&self) -> &str {
         match self {
             SourceSpec::Job { spec, .. } => &spec.name,
-            SourceSpec::Timed { name, .. } => name,
+            SourceSpec::Timed { name, .. } | SourceSpec::Closed { name, .. } => name,
         }
     }
 }
@@ -78,6 +111,29 @@ impl Workload {
         self.sources.push(SourceSpec::Timed { name: name.to_string(), requests });
     }
 
+    /// Add a trace, replayed as `replay` says; each stream of the trace becomes a flow.
+    pub fn add_trace(&mut self, name: &str, trace: &iosched_workload::trace::Trace, replay: Replay) {
+        let requests = trace.records.iter().map(|r| TimedIo {
+            at_ns: match replay {
+                Replay::Open { time_scale } => (r.at_ns as f64 * time_scale).round() as u64,
+                Replay::Closed { .. } | Replay::AsFastAsPossible => 0,
+            },
+            op: r.op,
+            offset_bytes: r.offset_bytes,
+            len_bytes: r.len_bytes,
+            stream: r.stream,
+            class: IoClass::Be,
+            level: iosched_core::request::LEVEL_DEFAULT,
+            sync: r.sync,
+        });
+        match replay {
+            Replay::Closed { depth } => {
+                self.sources.push(SourceSpec::Closed { name: name.to_string(), requests: requests.collect(), depth })
+            }
+            _ => self.add_timed(name, requests.collect()),
+        }
+    }
+
     /// Give every job the same runtime (the command line's `--runtime`).
     pub fn override_runtime(&mut self, runtime_ns: u64) {
         for source in &mut self.sources {
@@ -94,7 +150,7 @@ impl Workload {
                 SourceSpec::Job { spec, clone, .. } => {
                     job_region(spec, *clone, capacity_bytes)?;
                 }
-                SourceSpec::Timed { name, requests } => {
+                SourceSpec::Timed { name, requests } | SourceSpec::Closed { name, requests, .. } => {
                     for (i, r) in requests.iter().enumerate() {
                         if r.op != Op::Flush && r.offset_bytes.saturating_add(r.len_bytes) > capacity_bytes {
                             return Err(WorkloadError::Other(format!(

@@ -219,6 +219,10 @@ pub struct JobSpec {
     pub log_avg_ms: u64,
     /// Where each option was set, for error messages after parsing.
     pub option_lines: Vec<(String, Location)>,
+    /// Options as written (key, value; flags have an empty value), from [global] and from the job's own section
+    /// apart, for fio's "global options" and "job options" in the JSON output.
+    pub global_options: Vec<(String, String)>,
+    pub job_options: Vec<(String, String)>,
 }
 
 impl Default for JobSpec {
@@ -275,6 +279,8 @@ impl Default for JobSpec {
             write_lat_log: None,
             log_avg_ms: 0,
             option_lines: Vec::new(),
+            global_options: Vec::new(),
+            job_options: Vec::new(),
         }
     }
 }

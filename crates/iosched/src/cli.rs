@@ -25,7 +25,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Simulate a fio job file through a policy on a device model
+    /// Simulate a fio job file or a block trace through a policy on a device model
     Sim(SimArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
@@ -41,9 +41,21 @@ pub enum Command {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Give a fio job file, one or more --trace files, or both (they run together).\n\
+Trace formats: blkparse, blktrace, msr, spc, alibaba, tencent, fiu, disksim, disksim-validate, mqsim, iolog2, iolog3.")]
 pub struct SimArgs {
     /// A fio job file
-    pub jobfile: PathBuf,
+    pub jobfile: Option<PathBuf>,
+    /// A block trace to replay (repeatable: each is its own source, for example blktrace's per-CPU files)
+    #[arg(long = "trace", value_name = "FILE")]
+    pub traces: Vec<PathBuf>,
+    /// The traces' format (default: detected from the content)
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// How to replay traces: open (at the recorded times), open:SCALE (times x SCALE), closed:N (N outstanding),
+    /// afap (everything at once)
+    #[arg(long, default_value = "open", value_name = "MODE")]
+    pub replay: String,
     /// Device model: simple[,latency_us=N][,bandwidth_mb_per_s=N][,flush_us=N][,queue_depth=N][,capacity_gib=N]
     #[arg(long, default_value = iosched_device::spec::DEFAULT_SPEC)]
     pub device: String,
@@ -62,6 +74,12 @@ pub struct SimArgs {
     /// Print fio's JSON schema (plus an "iosched" object) instead of a table
     #[arg(long)]
     pub json: bool,
+    /// Write every request the run issued as a fio iolog (version 3), which 'fio --read_iolog' replays
+    #[arg(long, value_name = "FILE")]
+    pub write_iolog: Option<PathBuf>,
+    /// Write every request the run issued as blkparse text (Q, D and C events)
+    #[arg(long, value_name = "FILE")]
+    pub write_blkparse: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

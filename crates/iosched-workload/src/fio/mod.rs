@@ -255,13 +255,19 @@ impl Reader {
                 Some((k, v)) => (k.trim(), Some(v.trim())),
                 None => (line, None),
             };
-            let target = match self.section {
+            let (target, in_global) = match self.section {
                 None => return Err(err(format!("option '{key}' before any [section]"))),
-                Some(None) => &mut self.global,
-                Some(Some(i)) => &mut self.jobs[i],
+                Some(None) => (&mut self.global, true),
+                Some(Some(i)) => (&mut self.jobs[i], false),
             };
             apply_option(target, key, value).map_err(err)?;
             target.option_lines.push((key.to_string(), location.clone()));
+            let written = (key.to_string(), value.unwrap_or("").to_string());
+            if in_global {
+                target.global_options.push(written);
+            } else {
+                target.job_options.push(written);
+            }
         }
         Ok(())
     }

@@ -18,6 +18,7 @@ pub mod mqsim;
 pub mod msr;
 pub mod spc;
 pub mod tencent;
+pub mod write;
 
 use crate::job::Location;
 use iosched_core::request::Op;

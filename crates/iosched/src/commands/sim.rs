@@ -1,20 +1,49 @@
-//! `iosched sim`: a fio job file through one policy on one device model.
+//! `iosched sim`: fio job files and block traces through one policy on one device model; optionally the run
+//! written back out as a fio iolog, blkparse text, and fio latency logs (write_lat_log).
 
 use super::policy_with;
 use crate::cli::SimArgs;
 use crate::error::{bad, CliError};
+use iosched_core::request::{IoClass, Op};
 use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
-use iosched_sim::{simulate, SimConfig, SimError, Workload};
+use iosched_sim::{simulate, LogEntry, Replay, SimConfig, SimError, SimOutput, Workload};
 use iosched_workload::fio;
 use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
+use iosched_workload::trace::{self, write::IssuedRequest, Format};
+use std::path::Path;
 use std::time::Instant;
 
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
-    let jobs = fio::parse_file(&args.jobfile).map_err(bad)?;
+    if args.jobfile.is_none() && args.traces.is_empty() {
+        return Err(bad("give a fio job file, --trace FILE, or both"));
+    }
+    let jobs = match &args.jobfile {
+        Some(path) => fio::parse_file(path).map_err(bad)?,
+        None => Vec::new(),
+    };
+    let format = match &args.format {
+        Some(name) => Some(Format::from_name(name).ok_or_else(|| {
+            bad(format!("--format expects one of {}, found '{name}'", Format::ALL.map(|f| f.name()).join(", ")))
+        })?),
+        None => None,
+    };
+    let replay = Replay::parse(&args.replay).map_err(bad)?;
     let (device, warnings) = load_spec(&args.device).map_err(bad)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let mut workload = Workload::from_jobs(&jobs);
+    for path in &args.traces {
+        let t = trace::read(path, format).map_err(bad)?;
+        eprintln!(
+            "iosched: {}: {} trace, {} requests kept, {} events skipped",
+            path.display(),
+            t.format.name(),
+            t.records.len(),
+            t.skipped
+        );
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        workload.add_trace(&name, &t, replay);
+    }
     if let Some(runtime) = &args.runtime {
         let ns = parse_time_ns(runtime, TimeUnit::Seconds)
             .ok()
@@ -22,17 +51,21 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'")))?;
         workload.override_runtime(ns);
     }
+    let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
+    let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;
     let started = Instant::now();
-    let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })
-        .map_err(|e| match e {
+    let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log }).map_err(
+        |e| match e {
             SimError::Workload(w) => bad(w),
             other => CliError::Failed(other.to_string()),
-        })?;
+        },
+    )?;
     let wall = started.elapsed();
     // Warnings once the input has been accepted, so that an error stays one line.
     for w in warnings {
         eprintln!("iosched: warning: {w}");
     }
+    write_outputs(args, &workload, &out)?;
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
     } else {
@@ -45,4 +78,113 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+fn issued(entry: &LogEntry) -> IssuedRequest {
+    let r = &entry.req;
+    IssuedRequest {
+        queued_ns: r.queued_ns,
+        dispatched_ns: r.dispatched_ns,
+        completed_ns: r.completed_ns,
+        op: r.op,
+        offset_bytes: r.offset_bytes,
+        len_bytes: r.len_bytes,
+        stream: r.flow.0,
+        sync: r.sync,
+        failed: false,
+    }
+}
+
+fn write_file(path: &Path, text: &str, what: &str) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::Failed(format!("cannot write {what} {}: {e}", path.display())))
+}
+
+fn write_outputs(args: &SimArgs, workload: &Workload, out: &SimOutput) -> Result<(), CliError> {
+    if let Some(path) = &args.write_iolog {
+        let requests: Vec<IssuedRequest> = out.log.iter().map(issued).collect();
+        write_file(path, &trace::write::iolog_v3(&requests, "iosched.dev"), "iolog")?;
+    }
+    if let Some(path) = &args.write_blkparse {
+        let requests: Vec<IssuedRequest> = out.log.iter().map(issued).collect();
+        write_file(path, &trace::write::blkparse(&requests, 8, 0), "blkparse text")?;
+    }
+    // fio's latency logs: NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log for the N-th job clone.
+    let mut index_by_source = Vec::new();
+    let mut clone_number = 0;
+    for source in &workload.sources {
+        if let iosched_sim::workload::SourceSpec::Job { spec, .. } = source {
+            clone_number += 1;
+            index_by_source.push(spec.write_lat_log.clone().map(|name| (name, clone_number, spec.log_avg_ms)));
+        } else {
+            index_by_source.push(None);
+        }
+    }
+    for (source, setting) in index_by_source.iter().enumerate() {
+        let Some((name, number, avg_ms)) = setting else { continue };
+        let entries: Vec<&LogEntry> =
+            out.log.iter().filter(|e| e.source as usize == source && e.req.op != Op::Flush).collect();
+        let (clat, slat) = (latency_log(&entries, *avg_ms, false), latency_log(&entries, *avg_ms, true));
+        write_file(Path::new(&format!("{name}_clat.{number}.log")), &clat, "latency log")?;
+        write_file(Path::new(&format!("{name}_lat.{number}.log")), &clat, "latency log")?;
+        write_file(Path::new(&format!("{name}_slat.{number}.log")), &slat, "latency log")?;
+    }
+    Ok(())
+}
+
+/// fio's ioprio value: class in bits 13 and up, level below.
+fn ioprio(class: IoClass, level: u8) -> u32 {
+    let class_number = match class {
+        IoClass::Rt => 1,
+        IoClass::Be => 2,
+        IoClass::Idle => 3,
+    };
+    (class_number << 13) | level as u32
+}
+
+/// Rows `time_ms, latency_ns, ddir, bs, offset, prio` in completion order; with `avg_ms` > 0, one row per
+/// direction per window with the window's mean. A simulated submission takes no time, so slat rows are 0;
+/// clat and lat are the same (see the fio_json mapping).
+fn latency_log(entries: &[&LogEntry], avg_ms: u64, submission: bool) -> String {
+    let mut sorted: Vec<&LogEntry> = entries.to_vec();
+    sorted.sort_by_key(|e| (e.req.completed_ns, e.req.id.0));
+    let mut out = String::new();
+    let value = |e: &LogEntry| if submission { 0 } else { e.req.total_ns() };
+    if avg_ms == 0 {
+        for e in sorted {
+            let r = &e.req;
+            out.push_str(&format!(
+                "{}, {}, {}, {}, {}, {}\n",
+                r.completed_ns / 1_000_000,
+                value(e),
+                r.op.index(),
+                r.len_bytes,
+                r.offset_bytes,
+                ioprio(r.class, r.level)
+            ));
+        }
+        return out;
+    }
+    let window_ns = avg_ms * 1_000_000;
+    let mut window_end = window_ns;
+    let mut sums = [(0u128, 0u64); 3];
+    let flush = |out: &mut String, end: u64, sums: &mut [(u128, u64); 3]| {
+        for (dir, (sum, n)) in sums.iter_mut().enumerate() {
+            if *n > 0 {
+                out.push_str(&format!("{}, {}, {dir}, 0, 0, 0\n", end / 1_000_000, *sum / *n as u128));
+            }
+            *sum = 0;
+            *n = 0;
+        }
+    };
+    for e in sorted {
+        while e.req.completed_ns >= window_end {
+            flush(&mut out, window_end, &mut sums);
+            window_end += window_ns;
+        }
+        let s = &mut sums[e.req.op.index()];
+        s.0 += value(e) as u128;
+        s.1 += 1;
+    }
+    flush(&mut out, window_end, &mut sums);
+    out
 }
