@@ -1,0 +1,78 @@
+//! Valid inputs to start from: built-in samples of each format, and the shared test data when present.
+
+use iosched_workload::trace::blktrace;
+
+const JOB_FILES: &[&str] = &[
+    "[global]\nbs=4k\nioengine=libaio\niodepth=8\n[a]\nrw=randread\nsize=64m\nnumber_ios=100\n[b]\nstonewall\nrw=write\nbs=64k\n",
+    "[r]\nrw=randrw:4\nrwmixread=70\nbssplit=4k/50:64k/30:128k\nrandom_distribution=zoned:60/10:40/90\nrate_iops=500\nrate_process=poisson\nruntime=1\ntime_based\n",
+    "[l]\nrw=randread\nlatency_target=2ms\nlatency_window=10ms\nlatency_percentile=99\niodepth=32\nioengine=io_uring\n",
+    "[t]\nrw=trimwrite\nbsrange=4k-64k\nthinktime=100\nthinktime_blocks=4\nnrfiles=3\nfilesize=1m\nloops=2\nfsync=4\nend_fsync=1\n",
+    "[z]\nrw=randread\nrandom_distribution=zipf:1.1\nnumjobs=3\noffset_increment=10%\nsize=5%\nramp_time=1ms\ngroup_reporting\ncmdprio_percentage=20\n",
+];
+
+fn text_samples(target: &str) -> Vec<&'static str> {
+    match target {
+        "fio" => JOB_FILES.to_vec(),
+        "blkparse" => vec!["  8,0  1  1  0.000000000  12  Q  R 100 + 8 [a]\n  8,0  1  2  0.000100000  12  D  R 100 + 8 [a]\n  8,0  1  3  0.000200000  13  Q  FWS [b]\n  8,0  1  4  0.1  13  Q  WS 50 + 16 [b]\nCPU0 (8,0):\n Reads Queued: 1\n"],
+        "msr" => vec!["128166385295514663,hm,0,Write,9056014336,2048,2833\n128166385295524663,hm,1,Read,0,512,10\n"],
+        "spc" => vec!["0,303567,3584,w,0.000000\n1,10,512,r,0.5\n"],
+        "alibaba" => vec!["3,W,4096,8192,1577808000000010\n3,R,0,4096,1577808000000000\n"],
+        "tencent" => vec!["1538323200,2048,8,1,1283\n1538323201,0,16,0,7\n"],
+        "fiu" => vec!["89966527643045 4890 syslogd 904265560 8 W 6 0 531e\n89966527653045 12 bash 100 16 R 6 0 0\n"],
+        "disksim" => vec!["0.000000 0 1000 8 1\n12.5 1 2000 16 0\n"],
+        "disksim-validate" => vec!["R Hit 1975456 4 15362.0 56074.0\nW Miss 10 8 900 1000.5\n"],
+        "mqsim" => vec!["11413000 0 657728 16 1\n11565000 1 31244784 64 0\n"],
+        "iolog2" => vec!["fio version 2 iolog\n/dev/sda add\n/dev/sda open\n/dev/sda read 4096 4096\n/dev/sda wait 500 0\n/dev/sda sync 0 0\n"],
+        "iolog3" => vec!["fio version 3 iolog\n0 f add\n10 f open\n20 f write 0 4096\n1020 f trim 0 4096\n"],
+        _ => Vec::new(),
+    }
+}
+
+/// Files of the shared test data that belong to `target`.
+fn data_files(target: &str) -> Vec<Vec<u8>> {
+    let root = iosched_test_data::root();
+    let (dir, ext) = match target {
+        "fio" => ("fio-examples", "fio"),
+        "mqsim" => ("mqsim", "trace"),
+        "disksim-validate" => ("disksim", "trace"),
+        _ => return Vec::new(),
+    };
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else { return Vec::new() };
+    let mut files: Vec<_> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == ext)).collect();
+    files.sort();
+    // Traces are long; their first 4 KiB carry the format.
+    files
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|mut b| {
+            b.truncate(4096);
+            b
+        })
+        .collect()
+}
+
+/// The starting inputs of a target.
+pub fn for_target(target: &str) -> Vec<Vec<u8>> {
+    let mut corpus: Vec<Vec<u8>> = match target {
+        "blktrace" => {
+            let mut b = blktrace::encode_le(1_000, 100, 4096, 1 | (0b1010 << 16), 42, &[]);
+            b.extend(blktrace::encode_le(1_500, 100, 4096, 7 | (2 << 16), 42, &[1, 2, 3]));
+            b.extend(blktrace::encode_le(2_000, 8, 512, 1 | (1 << 29), 7, &[]));
+            vec![b]
+        }
+        "detect" => {
+            let mut all: Vec<Vec<u8>> =
+                ["blkparse", "msr", "spc", "alibaba", "tencent", "fiu", "disksim", "mqsim", "iolog3"]
+                    .iter()
+                    .flat_map(|t| text_samples(t))
+                    .map(|s| s.as_bytes().to_vec())
+                    .collect();
+            all.push(blktrace::encode_le(1, 1, 512, 1, 1, &[]));
+            all
+        }
+        t => text_samples(t).into_iter().map(|s| s.as_bytes().to_vec()).collect(),
+    };
+    corpus.extend(data_files(target));
+    corpus
+}

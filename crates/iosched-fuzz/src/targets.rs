@@ -1,0 +1,92 @@
+//! What each target feeds its input to. A target returns normally for a result or an error; a panic is the
+//! bug the fuzzer looks for. Errors must name the input's file, which is checked here.
+
+use iosched_core::registry;
+use iosched_device::parse_spec;
+use iosched_sim::{simulate, Replay, SimConfig, Workload};
+use iosched_workload::fio;
+use iosched_workload::trace::{self, Format};
+
+pub struct Target {
+    pub name: &'static str,
+    pub run: fn(&[u8]),
+}
+
+const FILE: &str = "fuzz.input";
+
+fn check_error(e: &impl std::fmt::Display) {
+    let text = e.to_string();
+    assert!(text.starts_with(FILE), "an error that does not name the file: {text}");
+}
+
+/// Simulate briefly: 1 ms of simulated time on a small device, so odd values reach the engine.
+fn simulate_briefly(workload: &mut Workload) {
+    workload.override_runtime(1_000_000);
+    let device = parse_spec("simple,capacity_gib=1,queue_depth=8").expect("a valid spec");
+    let policy = registry::create("noop").expect("noop exists");
+    let _ = simulate(workload, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false });
+}
+
+fn fio_target(input: &[u8]) {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    match fio::parse_str(text, FILE) {
+        Ok(jobs) => {
+            let total_clones: u64 = jobs.iter().map(|j| j.numjobs as u64).sum();
+            if total_clones <= 64 {
+                simulate_briefly(&mut Workload::from_jobs(&jobs));
+            }
+        }
+        Err(e) => check_error(&e),
+    }
+}
+
+fn trace_target(format: Format, input: &[u8]) {
+    let result = if format == Format::Blktrace {
+        trace::blktrace::parse(input, FILE)
+    } else {
+        let Ok(text) = std::str::from_utf8(input) else { return };
+        trace::parse_text(text, FILE, format)
+    };
+    match result {
+        Ok(t) => {
+            assert!(!t.records.is_empty(), "a trace without requests was accepted");
+            if t.records.len() <= 10_000 {
+                let mut w = Workload::default();
+                w.add_trace("fuzz", &t, Replay::Closed { depth: 4 });
+                simulate_briefly(&mut w);
+            }
+        }
+        Err(e) => check_error(&e),
+    }
+}
+
+fn detect_target(input: &[u8]) {
+    if let Some(format) = trace::detect(input) {
+        trace_target(format, input);
+    }
+}
+
+macro_rules! trace_targets {
+    ($($name:literal => $format:expr),* $(,)?) => {
+        &[
+            Target { name: "fio", run: fio_target },
+            Target { name: "detect", run: detect_target },
+            $(Target { name: $name, run: |input| trace_target($format, input) },)*
+        ]
+    };
+}
+
+pub const ALL: &[Target] = trace_targets!(
+    "blkparse" => Format::Blkparse,
+    "blktrace" => Format::Blktrace,
+    "msr" => Format::Msr,
+    "spc" => Format::Spc,
+    "alibaba" => Format::Alibaba,
+    "tencent" => Format::Tencent,
+    "fiu" => Format::Fiu,
+    "disksim" => Format::DisksimAscii,
+    "disksim-validate" => Format::DisksimValidate,
+    "mqsim" => Format::Mqsim,
+    "iolog2" => Format::IologV2,
+    "iolog3" => Format::IologV3,
+);
