@@ -343,3 +343,32 @@ fn bad_traces_are_one_line_errors_naming_file_and_line() {
     assert_bad_input(&["sim"], "give a fio job file, --trace FILE, or both");
     assert_bad_input(&["sim", "--trace", "/nonexistent/t"], "/nonexistent/t:0: cannot read trace");
 }
+
+#[test]
+fn write_lat_log_writes_fio_latency_logs() {
+    let dir = std::env::temp_dir().join(format!("iosched-cli-latlog-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = job_file(
+        "latlog.fio",
+        "[per-io]\nrw=randread\nnumber_ios=50\nwrite_lat_log=one\n[avg]\nstonewall\nrw=read\nnumber_ios=500\nwrite_lat_log=two\nlog_avg_msec=10\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(["sim", job.to_str().unwrap()])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // One row per I/O: time_ms, latency_ns, ddir, bs, offset, prio; 108,192 ns each on the default device.
+    let one = std::fs::read_to_string(dir.join("one_clat.1.log")).unwrap();
+    assert_eq!(one.lines().count(), 50);
+    let first: Vec<&str> = one.lines().next().unwrap().split(", ").collect();
+    assert_eq!(first.len(), 6);
+    assert_eq!((first[1], first[2], first[3]), ("108192", "0", "4096"));
+    assert!(dir.join("one_lat.1.log").exists() && dir.join("one_slat.1.log").exists());
+    // Averaged over 10 ms windows: 500 x 108.192 us = 54 ms, so six windows, each of mean 108192.
+    let two = std::fs::read_to_string(dir.join("two_clat.2.log")).unwrap();
+    let rows: Vec<&str> = two.lines().collect();
+    assert_eq!(rows.len(), 6, "{two}");
+    assert!(rows.iter().all(|r| r.split(", ").nth(1) == Some("108192")), "{two}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

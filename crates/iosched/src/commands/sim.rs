@@ -141,7 +141,8 @@ fn ioprio(class: IoClass, level: u8) -> u32 {
     (class_number << 13) | level as u32
 }
 
-/// Rows `time_ms, latency_ns, ddir, bs, offset, prio` in completion order; with `avg_ms` > 0, one row per
+/// Rows `time_ms, latency_ns, ddir, bs, offset, prio` in completion order (time since the run began); with
+/// `avg_ms` > 0, one row per
 /// direction per window with the window's mean. A simulated submission takes no time, so slat rows are 0;
 /// clat and lat are the same (see the fio_json mapping).
 fn latency_log(entries: &[&LogEntry], avg_ms: u64, submission: bool) -> String {
