@@ -142,8 +142,7 @@ fn ioprio(class: IoClass, level: u8) -> u32 {
 }
 
 /// Rows `time_ms, latency_ns, ddir, bs, offset, prio` in completion order (time since the run began); with
-/// `avg_ms` > 0, one row per
-/// direction per window with the window's mean. A simulated submission takes no time, so slat rows are 0;
+/// `avg_ms` > 0, one row per direction per window with the window's mean. A simulated submission takes no time, so slat rows are 0;
 /// clat and lat are the same (see the fio_json mapping).
 fn latency_log(entries: &[&LogEntry], avg_ms: u64, submission: bool) -> String {
     let mut sorted: Vec<&LogEntry> = entries.to_vec();
