@@ -34,6 +34,16 @@ static POLICIES: &[PolicyInfo] = &[
         create: || Box::new(policies::elevator::Elevator::new()),
         test_variants: &[&[("batch", "1")], &[("batch", "16")]],
     },
+    PolicyInfo {
+        name: "deadline",
+        summary: "mq-deadline: offset-ordered batches per direction, read preference, per-request deadlines",
+        source: "Linux block/mq-deadline.c",
+        create: || Box::new(policies::deadline::Deadline::new()),
+        test_variants: &[
+            &[("fifo_batch", "1"), ("writes_starved", "0")],
+            &[("async_depth", "1"), ("read_expire", "1")],
+        ],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
