@@ -91,4 +91,6 @@ pub struct RunResult {
     pub jobs: Vec<JobResult>,
     /// The [global] options as written (fio's "global options").
     pub global_options: Vec<(String, String)>,
+    /// Policy switches during the run; `policy` is the one in place at the end.
+    pub policy_switches: u32,
 }

@@ -119,6 +119,7 @@ pub fn to_value(run: &RunResult) -> Value {
         "disk_util": [],
         "iosched": {
             "policy": run.policy,
+            "policy_switches": run.policy_switches,
             "policy_tunables": pairs(&run.policy_tunables),
             "policy_stats": pairs(&run.policy_stats),
             "device": device_value(run),

@@ -611,6 +611,7 @@ impl Engine {
                 elapsed_ns: self.now_ns,
                 jobs,
                 global_options: self.global_options.clone(),
+                policy_switches: self.policy_generation,
             },
             log: self.log.unwrap_or_default(),
             policy_switches: self.policy_generation,

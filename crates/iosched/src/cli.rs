@@ -65,6 +65,10 @@ pub struct SimArgs {
     /// Set a policy tunable, for example --set batch=16 (repeatable)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Switch to another policy at a simulated time, handing over every queued request, for example
+    /// --switch-at 2s:deadline or --switch-at 500ms:elevator,batch=16 (repeatable)
+    #[arg(long = "switch-at", value_name = "TIME:POLICY[,KEY=VALUE...]")]
+    pub switch_at: Vec<String>,
     /// Override every job's runtime, in seconds
     #[arg(long, value_name = "SECONDS")]
     pub runtime: Option<String>,

@@ -372,3 +372,28 @@ fn write_lat_log_writes_fio_latency_logs() {
     assert!(rows.iter().all(|r| r.split(", ").nth(1) == Some("108192")), "{two}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn switch_at_hands_over_to_another_policy_mid_run() {
+    let job = job_file("switch.fio", MIXED);
+    let out = iosched(&[
+        "sim",
+        job.to_str().unwrap(),
+        "--json",
+        "--switch-at",
+        "20ms:deadline",
+        "--switch-at",
+        "40ms:elevator,batch=4",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["iosched"]["policy"], "elevator");
+    assert_eq!(v["iosched"]["policy_tunables"]["batch"], "4");
+    assert_eq!(v["iosched"]["policy_switches"], 2);
+    assert_eq!(v["iosched"]["requests_completed"], 4000);
+    let job = job.to_str().unwrap();
+    assert_bad_input(&["sim", job, "--switch-at", "deadline"], "--switch-at expects TIME:POLICY");
+    assert_bad_input(&["sim", job, "--switch-at", "soon:deadline"], "the time: expected a time");
+    assert_bad_input(&["sim", job, "--switch-at", "1s:cfqq"], "unknown policy 'cfqq'");
+    assert_bad_input(&["sim", job, "--switch-at", "1s:deadline,fifo_batch=0"], "invalid value '0' for fifo_batch");
+}

@@ -7,7 +7,7 @@ use crate::error::{bad, CliError};
 use iosched_core::request::{IoClass, Op};
 use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
-use iosched_sim::{simulate, LogEntry, Replay, SimConfig, SimError, SimOutput, Workload};
+use iosched_sim::{simulate, LogEntry, PolicySwitch, Replay, SimConfig, SimError, SimOutput, Workload};
 use iosched_workload::fio;
 use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
 use iosched_workload::trace::{self, write::IssuedRequest, Format};
@@ -31,6 +31,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     let replay = Replay::parse(&args.replay).map_err(bad)?;
     let (device, warnings) = load_spec(&args.device).map_err(bad)?;
     let policy = policy_with(&args.policy, &args.set)?;
+    let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;
     let mut workload = Workload::from_jobs(&jobs);
     for path in &args.traces {
         let t = trace::read(path, format).map_err(bad)?;
@@ -54,7 +55,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
     let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;
     let started = Instant::now();
-    let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log }).map_err(
+    let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log }).map_err(
         |e| match e {
             SimError::Workload(w) => bad(w),
             other => CliError::Failed(other.to_string()),
@@ -78,6 +79,17 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// `TIME:POLICY[,KEY=VALUE...]`: a time with fio's units (a bare number is seconds) and a policy with tunables.
+fn parse_switch(text: &str) -> Result<PolicySwitch, CliError> {
+    let wanted = "--switch-at expects TIME:POLICY[,KEY=VALUE...], for example 2s:deadline";
+    let (time, rest) = text.split_once(':').ok_or_else(|| bad(format!("{wanted}, found '{text}'")))?;
+    let at_ns = parse_time_ns(time, TimeUnit::Seconds).map_err(|e| bad(format!("{wanted}; the time: expected {e}")))?;
+    let mut parts = rest.split(',');
+    let name = parts.next().unwrap_or_default();
+    let settings: Vec<String> = parts.map(str::to_string).collect();
+    Ok(PolicySwitch { at_ns, policy: policy_with(name, &settings)? })
 }
 
 fn issued(entry: &LogEntry) -> IssuedRequest {
