@@ -44,6 +44,13 @@ static POLICIES: &[PolicyInfo] = &[
             &[("async_depth", "1"), ("read_expire", "1")],
         ],
     },
+    PolicyInfo {
+        name: "rr",
+        summary: "geom_sched round robin: per-flow queues, byte and time quanta, anticipation",
+        source: "FreeBSD sys/geom/sched/gs_rr.c",
+        create: || Box::new(policies::rr::RoundRobin::new()),
+        test_variants: &[&[("queue_depth", "8"), ("quantum_kb", "16")], &[("w_anticipate", "0"), ("wait_ms", "1")]],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -9,6 +9,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) => return error::clap_exit(e),
@@ -19,5 +20,15 @@ fn main() -> ExitCode {
             eprintln!("iosched: error: {e}");
             ExitCode::from(e.status())
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`iosched policies | head`) would panic; a command-line
+/// tool should stop quietly instead, as the default disposition does.
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to the default before any thread starts has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

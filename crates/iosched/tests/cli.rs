@@ -397,3 +397,22 @@ fn switch_at_hands_over_to_another_policy_mid_run() {
     assert_bad_input(&["sim", job, "--switch-at", "1s:cfqq"], "unknown policy 'cfqq'");
     assert_bad_input(&["sim", job, "--switch-at", "1s:deadline,fifo_batch=0"], "invalid value '0' for fifo_batch");
 }
+
+#[test]
+fn a_closed_pipe_stops_output_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(["policies", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before iosched has started writing (it takes milliseconds to start).
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(status.code(), Some(101), "a panic's exit status");
+}

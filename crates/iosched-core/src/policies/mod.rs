@@ -4,3 +4,4 @@
 pub mod deadline;
 pub mod elevator;
 pub mod noop;
+pub mod rr;
