@@ -1,7 +1,7 @@
 //! Cost of one request through a policy: enqueue + dispatch + complete, with the queue held at 1, 64 and 4096
-//! requests. Each iteration enqueues one request at a pseudo-random offset, dispatches one and completes it,
+//! requests issued round robin by 1, 64 and 4096 flows (ids `NAME/Qq/Ff`). Each iteration enqueues one request at a pseudo-random offset, dispatches one and completes it,
 //! so the queue length stays where it was set. A policy that answers "wait" (rr's anticipation: each request
-//! here comes from another of 64 flows) is woken at the time it asked for and asked again, which counts too.
+//! here comes from the next flow) is woken at the time it asked for and asked again, which counts too.
 //!
 //! Run: cargo bench -p iosched-core --bench policy_cost
 
@@ -13,6 +13,7 @@ use iosched_core::rng::SimRng;
 use std::hint::black_box;
 
 const QUEUED: [usize; 3] = [1, 64, 4096];
+const FLOWS: [u64; 3] = [1, 64, 4096];
 
 fn offsets() -> Vec<u64> {
     let mut rng = SimRng::new(42, 0);
@@ -24,13 +25,14 @@ fn per_request(c: &mut Criterion) {
     let mut group = c.benchmark_group("policy_request");
     group.throughput(Throughput::Elements(1));
     for info in registry::policies() {
-        for queued in QUEUED {
-            group.bench_with_input(BenchmarkId::new(info.name, queued), &queued, |b, &queued| {
+        for (queued, flows) in QUEUED.iter().flat_map(|q| FLOWS.iter().map(move |f| (*q, *f))) {
+            let id = BenchmarkId::new(info.name, format!("{queued}q/{flows}f"));
+            group.bench_with_input(id, &queued, |b, &queued| {
                 let mut policy = (info.create)();
                 let ctx = DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false };
                 let mut id = 0u64;
                 let next = |id: &mut u64| {
-                    let req = Request::new(*id, Op::Read, offsets[*id as usize & 0xffff], 4096, (*id % 64) as u32);
+                    let req = Request::new(*id, Op::Read, offsets[*id as usize & 0xffff], 4096, (*id % flows) as u32);
                     *id += 1;
                     req
                 };
