@@ -51,6 +51,13 @@ static POLICIES: &[PolicyInfo] = &[
         create: || Box::new(policies::rr::RoundRobin::new()),
         test_variants: &[&[("queue_depth", "8"), ("quantum_kb", "16")], &[("w_anticipate", "0"), ("wait_ms", "1")]],
     },
+    PolicyInfo {
+        name: "as",
+        summary: "anticipatory: deadline batches, a back-seeking elevator, and waiting for a reader's next read",
+        source: "Linux 2.6 block/as-iosched.c",
+        create: || Box::new(policies::anticipatory::Anticipatory::new()),
+        test_variants: &[&[("antic_expire", "0")], &[("read_expire", "1"), ("write_batch_expire", "1")]],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

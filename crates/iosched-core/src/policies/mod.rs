@@ -1,6 +1,7 @@
 //! The scheduling algorithms, one file each. Each file begins with what the algorithm does and where it comes
 //! from. Register a new one in [`crate::registry`] and it gets the property tests automatically.
 
+pub mod anticipatory;
 pub mod deadline;
 pub mod elevator;
 pub mod noop;

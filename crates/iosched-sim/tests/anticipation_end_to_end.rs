@@ -1,7 +1,7 @@
-//! rr's reason to exist, end to end (seeds 000/001, the geom-sched case): on a 2008 SATA disk, a sequential
+//! Why rr and as exist, end to end (seeds 000/001, the geom-sched case): on a 2008 SATA disk, a sequential
 //! reader (dd) shares the disk with a random reader (cvs). Without anticipation every dd read pays a seek back
-//! after each cvs read; rr waits for dd's next read and keeps its slice, so dd runs several times faster while
-//! cvs still progresses.
+//! after each cvs read; rr and as wait for dd's next read (rr for its slice, as until its read batch ends), so
+//! dd runs several times faster while cvs still progresses.
 
 use iosched_core::policy::StatValue;
 use iosched_core::registry;
@@ -37,4 +37,15 @@ fn rr_keeps_the_sequential_reader_going_beside_a_random_one() {
     assert!(rr_cvs >= 1.0, "cvs must still progress under rr: {rr_cvs} IOPS");
     let hits = stats.iter().find(|(k, _)| k == "wait_hit").map(|(_, v)| *v);
     assert!(matches!(hits, Some(StatValue::Count(n)) if n > 1000), "{stats:?}");
+}
+
+#[test]
+fn as_keeps_the_sequential_reader_going_beside_a_random_one() {
+    let (noop_dd, _, _) = run("noop");
+    let (as_dd, as_cvs, stats) = run("as");
+    eprintln!("dd MB/s: noop {noop_dd:.1}, as {as_dd:.1}; cvs IOPS under as {as_cvs:.1}");
+    assert!(as_dd >= 4.0 * noop_dd, "as dd {as_dd} vs noop {noop_dd}");
+    assert!(as_cvs >= 1.0, "cvs must still progress under as (read batches expire): {as_cvs} IOPS");
+    let waits = stats.iter().find(|(k, _)| k == "antic_waits").map(|(_, v)| *v);
+    assert!(matches!(waits, Some(StatValue::Count(n)) if n > 1000), "{stats:?}");
 }
