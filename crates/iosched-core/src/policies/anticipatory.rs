@@ -25,13 +25,14 @@
 //! nanoseconds, not jiffies; a pending flush stops anticipation. Bound: none in requests overtaken (a process
 //! that keeps its requests close keeps the disk for its batch), so `wait_bound` is unbounded.
 //!
-//! Cost: O(log n) per enqueue and dispatch (ordered maps per direction), O(1) per flow.
+//! Cost: O(log n) per enqueue and dispatch (a [`SortedFifo`] per direction), O(1) per flow.
 
+use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::Request;
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::{NS_PER_MS, SECTOR_BYTES};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::HashMap;
 
 const TUNABLES: &[TunableSpec] = &[
     TunableSpec {
@@ -124,8 +125,7 @@ pub struct Anticipatory {
     expire_ns: [u64; 2],
     batch_expire_ns: [u64; 2],
     antic_expire_ns: u64,
-    sorted: [BTreeMap<(u64, u64), Request>; 2],
-    fifo: [VecDeque<(u64, u64, u64)>; 2],
+    queues: [SortedFifo; 2],
     last_check_fifo_ns: [u64; 2],
     head_bytes: [u64; 2],
     batch_dir: usize,
@@ -140,7 +140,6 @@ pub struct Anticipatory {
     antic: Antic,
     antic_start_ns: u64,
     flows: HashMap<u32, FlowHistory>,
-    in_flight: u32,
     seq: u64,
     queued: usize,
     dispatched: u64,
@@ -163,8 +162,7 @@ impl Anticipatory {
             expire_ns: [125 * NS_PER_MS, 250 * NS_PER_MS],
             batch_expire_ns: [500 * NS_PER_MS, write_batch_expire_ns],
             antic_expire_ns: 6 * NS_PER_MS,
-            sorted: Default::default(),
-            fifo: Default::default(),
+            queues: Default::default(),
             last_check_fifo_ns: [0; 2],
             head_bytes: [0; 2],
             batch_dir: SYNC,
@@ -178,7 +176,6 @@ impl Anticipatory {
             antic: Antic::Off,
             antic_start_ns: 0,
             flows: HashMap::new(),
-            in_flight: 0,
             seq: 0,
             queued: 0,
             dispatched: 0,
@@ -189,15 +186,9 @@ impl Anticipatory {
         }
     }
 
-    /// The FIFO head of `dir` still queued: (sequence, offset, deadline).
-    fn fifo_head(&mut self, dir: usize) -> Option<(u64, u64, u64)> {
-        while let Some(&(seq, offset, deadline)) = self.fifo[dir].front() {
-            if self.sorted[dir].contains_key(&(offset, seq)) {
-                return Some((seq, offset, deadline));
-            }
-            self.fifo[dir].pop_front();
-        }
-        None
+    /// The oldest request of `dir`, which must have one.
+    fn oldest_key(&mut self, dir: usize) -> Key {
+        self.queues[dir].oldest().expect("a direction with requests has an oldest one").0
     }
 
     /// Whether `dir`'s oldest request has expired, looked at no more than once per expire interval.
@@ -206,15 +197,14 @@ impl Anticipatory {
             return false;
         }
         self.last_check_fifo_ns[dir] = now_ns;
-        self.fifo_head(dir).is_some_and(|(_, _, deadline)| deadline <= now_ns)
+        self.queues[dir].oldest().is_some_and(|(_, deadline_ns)| deadline_ns <= now_ns)
     }
 
     /// The elevator's next request of `dir`: the nearest ahead, or behind if a doubled backward seek is
     /// shorter (and within MAXBACK).
-    fn next_key(&self, dir: usize) -> Option<(u64, u64)> {
+    fn next_key(&self, dir: usize) -> Option<Key> {
         let head = self.head_bytes[dir];
-        let ahead = self.sorted[dir].range((head, 0)..).next().map(|(k, _)| *k);
-        let behind = self.sorted[dir].range(..(head, 0)).next_back().map(|(k, _)| *k);
+        let (ahead, behind) = (self.queues[dir].at_or_after(head), self.queues[dir].before(head));
         match (ahead, behind) {
             (Some(a), Some(b)) => {
                 let forward = a.0 - head;
@@ -228,7 +218,7 @@ impl Anticipatory {
             (Some(a), None) => Some(a),
             (None, Some(b)) if head - b.0 <= MAX_BACK_BYTES => Some(b),
             // Nothing ahead and everything too far back: wrap to the lowest (the one-way elevator's restart).
-            (None, Some(_)) => self.sorted[dir].keys().next().copied(),
+            (None, Some(_)) => self.queues[dir].lowest(),
             (None, None) => None,
         }
     }
@@ -303,8 +293,8 @@ impl Anticipatory {
         self.write_batch_count = self.write_batch_count.max(1);
     }
 
-    fn take(&mut self, dir: usize, key: (u64, u64)) -> Request {
-        let req = self.sorted[dir].remove(&key).expect("a key just found");
+    fn take(&mut self, dir: usize, key: Key) -> Request {
+        let req = self.queues[dir].remove(&key);
         self.head_bytes[dir] = req.end_bytes();
         if dir == SYNC {
             self.anticipated = Some(req.flow.0);
@@ -318,7 +308,6 @@ impl Anticipatory {
         }
         self.antic = Antic::Off;
         self.queued -= 1;
-        self.in_flight += 1;
         self.dispatched += 1;
         req
     }
@@ -348,8 +337,7 @@ impl Policy for Anticipatory {
             h.last_pos_bytes = req.end_bytes();
         }
         h.queued += 1;
-        self.sorted[dir].insert((req.offset_bytes, self.seq), req);
-        self.fifo[dir].push_back((self.seq, req.offset_bytes, now_ns + self.expire_ns[dir]));
+        self.queues[dir].insert(self.seq, req, now_ns + self.expire_ns[dir]);
         self.seq += 1;
         self.queued += 1;
         if matches!(self.antic, Antic::WaitRequest | Antic::WaitNext) && self.can_break(Some(&req), now_ns) {
@@ -363,8 +351,8 @@ impl Policy for Anticipatory {
         if force {
             self.stop_anticipation();
         }
-        let reads = !self.sorted[SYNC].is_empty();
-        let writes = !self.sorted[ASYNC].is_empty();
+        let reads = !self.queues[SYNC].is_empty();
+        let writes = !self.queues[ASYNC].is_empty();
         if self.batch_dir == ASYNC && !reads && (self.current_write_count == 0 || !writes) {
             self.write_batch_idled = true;
         }
@@ -383,7 +371,7 @@ impl Policy for Anticipatory {
         if !(reads || writes) {
             return Dispatch::Nothing;
         }
-        if self.changed_batch && ctx.in_flight.max(self.in_flight) > 0 {
+        if self.changed_batch && ctx.in_flight > 0 {
             return Dispatch::Nothing; // a change of direction waits for the device to drain
         }
         let mut pick: Option<(usize, (u64, u64))> = None;
@@ -394,7 +382,7 @@ impl Policy for Anticipatory {
             if dir == SYNC && self.antic_expire_ns > 0 && !force {
                 expired = self.fifo_expired(SYNC, now_ns);
                 if !expired && self.antic != Antic::Finished && self.anticipated.is_some() {
-                    let candidate = next.map(|k| self.sorted[SYNC][&k]);
+                    let candidate = next.map(|k| *self.queues[SYNC].get(&k));
                     if !self.can_break(candidate.as_ref(), now_ns) {
                         // Hold the disk for the anticipated flow.
                         self.antic_waits += 1;
@@ -411,9 +399,8 @@ impl Policy for Anticipatory {
                 }
             }
             if expired {
-                let (seq, offset, _) = self.fifo_head(SYNC).expect("expired means a head");
                 self.expired_dispatches += 1;
-                pick = Some((SYNC, (offset, seq)));
+                pick = Some((SYNC, self.oldest_key(SYNC)));
             } else if let Some(key) = next {
                 if reads && !writes {
                     self.batch_expires_ns = now_ns + self.batch_expire_ns[SYNC];
@@ -441,17 +428,15 @@ impl Policy for Anticipatory {
                 };
                 self.batch_dir = dir;
                 self.last_check_fifo_ns[dir] = now_ns;
-                let (seq, offset, _) = self.fifo_head(dir).expect("a direction with requests has a FIFO head");
-                (dir, (offset, seq))
+                (dir, self.oldest_key(dir))
             }
         };
         if self.fifo_expired(dir, now_ns) {
-            let (seq, offset, _) = self.fifo_head(dir).expect("expired means a head");
             self.expired_dispatches += 1;
-            key = (offset, seq);
+            key = self.oldest_key(dir);
         }
         if self.changed_batch {
-            if ctx.in_flight.max(self.in_flight) > 0 {
+            if ctx.in_flight > 0 {
                 return Dispatch::Nothing;
             }
             self.changed_batch = false;
@@ -465,7 +450,6 @@ impl Policy for Anticipatory {
     }
 
     fn complete(&mut self, now_ns: u64, req: &Request) {
-        self.in_flight = self.in_flight.saturating_sub(1);
         if let Some(h) = self.flows.get_mut(&req.flow.0) {
             h.dispatched = h.dispatched.saturating_sub(1);
             h.last_end_ns = Some(now_ns);
@@ -493,18 +477,16 @@ impl Policy for Anticipatory {
     }
 
     fn drain(&mut self) -> Vec<Request> {
-        let mut held: Vec<(u64, Request)> = Vec::with_capacity(self.queued);
-        for dir in [SYNC, ASYNC] {
-            held.extend(std::mem::take(&mut self.sorted[dir]).into_iter().map(|((_, seq), r)| (seq, r)));
-            self.fifo[dir].clear();
+        let mut held = Vec::with_capacity(self.queued);
+        for queue in &mut self.queues {
+            queue.drain_into(&mut held);
         }
         for h in self.flows.values_mut() {
             h.queued = 0;
         }
         self.antic = Antic::Off;
-        held.sort_unstable_by_key(|(seq, _)| *seq);
         self.queued = 0;
-        held.into_iter().map(|(_, r)| r).collect()
+        in_arrival_order(held)
     }
 
     fn tunables(&self) -> &'static [TunableSpec] {
@@ -574,8 +556,8 @@ mod tests {
     }
 
     fn ask(p: &mut Anticipatory, now_ns: u64) -> Dispatch {
-        let in_flight = p.in_flight;
-        p.dispatch(now_ns, &DispatchContext { in_flight, device_depth: 1, barrier_pending: false })
+        // Every test completes what it dispatched before asking again.
+        p.dispatch(now_ns, &DispatchContext { in_flight: 0, device_depth: 1, barrier_pending: false })
     }
 
     fn serve(p: &mut Anticipatory, now_ns: u64, done_ns: u64) -> u32 {

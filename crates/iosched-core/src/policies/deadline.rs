@@ -20,14 +20,13 @@
 //! merge requests. Bound: none in requests overtaken (a request waits at most about its expire time plus a
 //! batch, a bound in time), so `wait_bound` is unbounded.
 //!
-//! Cost: O(log n) per enqueue and dispatch (ordered maps per class and direction; FIFOs drop dispatched
-//! entries lazily at their head).
+//! Cost: O(log n) per enqueue and dispatch (a [`SortedFifo`] per class and direction).
 
+use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Op, Request};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::NS_PER_MS;
-use std::collections::{BTreeMap, VecDeque};
 
 const TUNABLES: &[TunableSpec] = &[
     TunableSpec {
@@ -93,39 +92,26 @@ fn class_index(class: IoClass) -> usize {
     }
 }
 
-/// One priority class: per direction, requests by (offset, sequence) and a FIFO of (sequence, offset,
-/// deadline).
+/// One priority class: per direction, its requests in offset and arrival order.
 #[derive(Default)]
 struct ClassQueues {
-    sorted: [BTreeMap<(u64, u64), Request>; 2],
-    fifo: [VecDeque<(u64, u64, u64)>; 2],
+    queues: [SortedFifo; 2],
     /// Where each direction's last batch stopped (the end of its last request).
     position_bytes: [u64; 2],
 }
 
 impl ClassQueues {
     fn len(&self) -> usize {
-        self.sorted[READ].len() + self.sorted[WRITE].len()
-    }
-
-    /// The FIFO head of `dir` that is still queued: (sequence, offset, deadline).
-    fn fifo_head(&mut self, dir: usize) -> Option<(u64, u64, u64)> {
-        while let Some(&(seq, offset, deadline)) = self.fifo[dir].front() {
-            if self.sorted[dir].contains_key(&(offset, seq)) {
-                return Some((seq, offset, deadline));
-            }
-            self.fifo[dir].pop_front();
-        }
-        None
+        self.queues[READ].len() + self.queues[WRITE].len()
     }
 
     /// The next request of `dir` in offset order from where the direction stopped.
-    fn next_in_order(&self, dir: usize) -> Option<(u64, u64)> {
-        self.sorted[dir].range((self.position_bytes[dir], 0)..).next().map(|(k, _)| *k)
+    fn next_in_order(&self, dir: usize) -> Option<Key> {
+        self.queues[dir].at_or_after(self.position_bytes[dir])
     }
 
-    fn take(&mut self, dir: usize, key: (u64, u64)) -> Request {
-        let req = self.sorted[dir].remove(&key).expect("a key just found");
+    fn take(&mut self, dir: usize, key: Key) -> Request {
+        let req = self.queues[dir].remove(&key);
         self.position_bytes[dir] = req.end_bytes();
         req
     }
@@ -196,8 +182,8 @@ impl Deadline {
                 return Some(q.take(last, key));
             }
         }
-        let reads = !q.sorted[READ].is_empty();
-        let writes = !q.sorted[WRITE].is_empty() && writes_allowed;
+        let reads = !q.queues[READ].is_empty();
+        let writes = !q.queues[WRITE].is_empty() && writes_allowed;
         let dir = if reads && writes && self.starved >= self.writes_starved {
             self.write_batches_forced += 1;
             WRITE
@@ -214,16 +200,15 @@ impl Deadline {
         if dir == WRITE {
             self.starved = 0;
         }
-        let head = q.fifo_head(dir);
-        let expired = head.is_some_and(|(_, _, deadline)| deadline <= now_ns);
+        let oldest = q.queues[dir].oldest();
+        let expired = oldest.is_some_and(|(_, deadline_ns)| deadline_ns <= now_ns);
         let key = match (expired, q.next_in_order(dir)) {
             (false, Some(key)) => key,
             _ => {
-                let (seq, offset, _) = head.expect("a direction with requests has a FIFO head");
                 if expired {
                     self.expired_dispatches += 1;
                 }
-                (offset, seq)
+                oldest.expect("a direction with requests has an oldest one").0
             }
         };
         self.last_dir = dir;
@@ -242,8 +227,8 @@ impl Deadline {
             }
             let q = &mut self.classes[class];
             for dir in [READ, WRITE] {
-                if let Some((seq, offset, _)) = q.fifo_head(dir) {
-                    let queued_ns = q.sorted[dir][&(offset, seq)].queued_ns;
+                if let Some((key, _)) = q.queues[dir].oldest() {
+                    let queued_ns = q.queues[dir].get(&key).queued_ns;
                     if queued_ns + self.prio_aging_expire_ns <= now_ns {
                         return Some(class);
                     }
@@ -263,8 +248,7 @@ impl Policy for Deadline {
         let dir = direction(&req);
         let expire = if dir == READ { self.read_expire_ns } else { self.write_expire_ns };
         let q = &mut self.classes[class_index(req.class)];
-        q.sorted[dir].insert((req.offset_bytes, self.seq), req);
-        q.fifo[dir].push_back((self.seq, req.offset_bytes, now_ns + expire));
+        q.queues[dir].insert(self.seq, req, now_ns + expire);
         self.seq += 1;
         self.queued += 1;
     }
@@ -317,16 +301,14 @@ impl Policy for Deadline {
     }
 
     fn drain(&mut self) -> Vec<Request> {
-        let mut held: Vec<(u64, Request)> = Vec::with_capacity(self.queued);
+        let mut held = Vec::with_capacity(self.queued);
         for q in &mut self.classes {
-            for dir in [READ, WRITE] {
-                held.extend(std::mem::take(&mut q.sorted[dir]).into_iter().map(|((_, seq), r)| (seq, r)));
-                q.fifo[dir].clear();
+            for queue in &mut q.queues {
+                queue.drain_into(&mut held);
             }
         }
-        held.sort_unstable_by_key(|(seq, _)| *seq);
         self.queued = 0;
-        held.into_iter().map(|(_, r)| r).collect()
+        in_arrival_order(held)
     }
 
     fn tunables(&self) -> &'static [TunableSpec] {

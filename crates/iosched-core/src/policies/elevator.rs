@@ -18,6 +18,7 @@
 //! that becomes the one in service is split at the head once, so every request moves between heaps at most
 //! once. Retired cars are kept for reuse, so a steady state allocates nothing.
 
+use super::sorted_fifo::in_arrival_order;
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::Request;
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
@@ -184,10 +185,9 @@ impl Policy for Elevator {
             car.inserted = 0;
             self.spare.push(car);
         }
-        held.sort_by_key(|(seq, _)| *seq);
         self.cars.push_back(self.spare.pop().unwrap_or_default());
         self.queued = 0;
-        held.into_iter().map(|(_, req)| req).collect()
+        in_arrival_order(held)
     }
 
     fn tunables(&self) -> &'static [TunableSpec] {

@@ -6,3 +6,4 @@ pub mod deadline;
 pub mod elevator;
 pub mod noop;
 pub mod rr;
+pub mod sorted_fifo;

@@ -26,6 +26,7 @@
 //!
 //! Cost: O(1) to choose a queue (a FIFO of queues), O(log n) within a queue (an ordered map).
 
+use super::sorted_fifo::in_arrival_order;
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{Op, Request};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
@@ -169,7 +170,6 @@ pub struct RoundRobin {
     bypassed: VecDeque<(u64, Request)>,
     seq: u64,
     queued: usize,
-    in_flight: u32,
     enqueues_since_sweep: u32,
     dispatched: u64,
     wait_hit: u64,
@@ -200,7 +200,6 @@ impl RoundRobin {
             bypassed: VecDeque::new(),
             seq: 0,
             queued: 0,
-            in_flight: 0,
             enqueues_since_sweep: 0,
             dispatched: 0,
             wait_hit: 0,
@@ -293,7 +292,7 @@ impl Policy for RoundRobin {
             return Dispatch::Nothing;
         }
         let force = ctx.barrier_pending;
-        if !force && ctx.in_flight.max(self.in_flight) >= self.queue_depth {
+        if !force && ctx.in_flight >= self.queue_depth {
             return Dispatch::Nothing;
         }
         if let Some(flow) = self.active {
@@ -352,13 +351,11 @@ impl Policy for RoundRobin {
             }
         }
         self.queued -= 1;
-        self.in_flight += 1;
         self.dispatched += 1;
         Dispatch::Request(req)
     }
 
     fn complete(&mut self, now_ns: u64, req: &Request) {
-        self.in_flight = self.in_flight.saturating_sub(1);
         let flow = req.flow.0;
         if self.active != Some(flow) {
             return;
@@ -398,9 +395,8 @@ impl Policy for RoundRobin {
         }
         self.rotation.clear();
         self.release_active();
-        held.sort_unstable_by_key(|(seq, _)| *seq);
         self.queued = 0;
-        held.into_iter().map(|(_, r)| r).collect()
+        in_arrival_order(held)
     }
 
     fn tunables(&self) -> &'static [TunableSpec] {
@@ -456,7 +452,6 @@ impl Policy for RoundRobin {
         vec![
             ("queued", StatValue::Count(self.queued as u64)),
             ("dispatched", StatValue::Count(self.dispatched)),
-            ("in_flight", StatValue::Count(self.in_flight as u64)),
             ("flows", StatValue::Count(self.queues.len() as u64)),
             ("wait_hit", StatValue::Count(self.wait_hit)),
             ("wait_miss", StatValue::Count(self.wait_miss)),
