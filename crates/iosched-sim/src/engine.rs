@@ -13,7 +13,7 @@
 //! A policy switch hands every request the old policy holds to the new one in their enqueue order; completions
 //! of requests the old policy dispatched go to the new one.
 
-use crate::source::{ClosedProcess, Issue, JobProcess, TimedProcess};
+use crate::source::{ClosedProcess, Issue, JobFailure, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
 use iosched_core::request::{FlowId, Op, Request, RequestId, NOT_YET_NS};
@@ -68,7 +68,6 @@ pub struct SimOutput {
     pub result: RunResult,
     /// One entry per request, by arrival order, if [`SimConfig::record_log`].
     pub log: Vec<LogEntry>,
-    pub policy_switches: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -183,9 +182,9 @@ impl Engine {
             let (process, start_ns) = match spec {
                 SourceSpec::Job { spec: job, clone, group: g, wave: w } => {
                     (group, wave, group_reporting) = (*g, *w, job.group_reporting);
-                    options = job.job_options.clone();
+                    options = job.options_written(false);
                     if global_options.is_empty() {
-                        global_options = job.global_options.clone();
+                        global_options = job.options_written(true);
                     }
                     let region = job_region(job, *clone, capacity)?;
                     let rng = match job.randseed {
@@ -554,45 +553,53 @@ impl Engine {
     }
 
     fn finish(self, seed: u64) -> SimOutput {
-        let mut jobs: Vec<JobResult> = Vec::new();
-        // group_reporting: the group's jobs become one, named after its first, over the union of their times.
-        let mut reported_groups: Vec<(u32, usize, u64, u64, FlowRecorder)> = Vec::new();
+        // One report per source, except that a group_reporting group's jobs become one, named after its first,
+        // over the union of their times, with the first failure among them.
+        struct Report<'a> {
+            source: &'a SourceState,
+            start_ns: u64,
+            end_ns: u64,
+            recorder: FlowRecorder,
+            failure: Option<JobFailure>,
+        }
+        let mut reports: Vec<Report> = Vec::with_capacity(self.sources.len());
         for s in &self.sources {
             let (failure, end_ns) = match &s.process {
                 Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
                 Process::Timed(_) | Process::Closed(_) => (None, s.last_completion_ns),
             };
-            if s.group_reporting {
-                if let Some(entry) = reported_groups.iter_mut().find(|g| g.0 == s.group) {
-                    entry.2 = entry.2.min(s.start_ns);
-                    entry.3 = entry.3.max(end_ns);
-                    entry.4.merge(&s.recorder);
-                    if let (Some(f), true) = (failure, jobs[entry.1].error_code == 0) {
-                        jobs[entry.1].error_code = f.errno;
-                        jobs[entry.1].error_message = f.message;
-                    }
-                    continue;
+            let merged_into =
+                reports.iter_mut().find(|r| s.group_reporting && r.source.group_reporting && r.source.group == s.group);
+            match merged_into {
+                Some(r) => {
+                    r.start_ns = r.start_ns.min(s.start_ns);
+                    r.end_ns = r.end_ns.max(end_ns);
+                    r.recorder.merge(&s.recorder);
+                    r.failure = r.failure.take().or(failure);
                 }
-                reported_groups.push((s.group, jobs.len(), s.start_ns, end_ns, s.recorder.clone()));
+                None => reports.push(Report {
+                    source: s,
+                    start_ns: s.start_ns,
+                    end_ns,
+                    recorder: s.recorder.clone(),
+                    failure,
+                }),
             }
-            let runtime = end_ns.saturating_sub(s.start_ns);
-            let mut job = JobResult::from_recorder(s.name.clone(), s.first_flow, s.group, runtime, &s.recorder);
-            if let Some(f) = failure {
-                job.error_code = f.errno;
-                job.error_message = f.message;
-            }
-            job.options = s.options.clone();
-            jobs.push(job);
         }
-        for (group, at, start, end, recorder) in reported_groups {
-            let first = &jobs[at];
-            let mut merged =
-                JobResult::from_recorder(first.name.clone(), first.flow, group, end.saturating_sub(start), &recorder);
-            merged.error_code = first.error_code;
-            merged.error_message = first.error_message.clone();
-            merged.options = first.options.clone();
-            jobs[at] = merged;
-        }
+        let jobs = reports
+            .into_iter()
+            .map(|r| {
+                let s = r.source;
+                let runtime = r.end_ns.saturating_sub(r.start_ns);
+                let mut job = JobResult::from_recorder(s.name.clone(), s.first_flow, s.group, runtime, &r.recorder);
+                if let Some(f) = r.failure {
+                    job.error_code = f.errno;
+                    job.error_message = f.message;
+                }
+                job.options = s.options.clone();
+                job
+            })
+            .collect();
         let policy = &self.policy;
         SimOutput {
             result: RunResult {
@@ -610,11 +617,10 @@ impl Engine {
                 requests_completed: self.completed,
                 elapsed_ns: self.now_ns,
                 jobs,
-                global_options: self.global_options.clone(),
+                global_options: self.global_options,
                 policy_switches: self.policy_generation,
             },
             log: self.log.unwrap_or_default(),
-            policy_switches: self.policy_generation,
         }
     }
 }

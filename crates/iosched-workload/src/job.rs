@@ -217,12 +217,20 @@ pub struct JobSpec {
     pub write_lat_log: Option<String>,
     /// log_avg_msec: average latency log entries over windows of this many ms (0: one entry per I/O).
     pub log_avg_ms: u64,
-    /// Where each option was set, for error messages after parsing.
-    pub option_lines: Vec<(String, Location)>,
-    /// Options as written (key, value; flags have an empty value), from [global] and from the job's own section
-    /// apart, for fio's "global options" and "job options" in the JSON output.
-    pub global_options: Vec<(String, String)>,
-    pub job_options: Vec<(String, String)>,
+    /// Every option as written, in order: for error messages after parsing (where it was set) and for fio's
+    /// "global options" and "job options" in the JSON output.
+    pub written: Vec<WrittenOption>,
+}
+
+/// One option line of a job file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenOption {
+    pub key: String,
+    /// The value as written; a bare flag has an empty one.
+    pub value: String,
+    pub location: Location,
+    /// Set in a [global] section (inherited) rather than in the job's own.
+    pub in_global: bool,
 }
 
 impl Default for JobSpec {
@@ -278,9 +286,7 @@ impl Default for JobSpec {
             group_reporting: false,
             write_lat_log: None,
             log_avg_ms: 0,
-            option_lines: Vec::new(),
-            global_options: Vec::new(),
-            job_options: Vec::new(),
+            written: Vec::new(),
         }
     }
 }
@@ -316,6 +322,11 @@ impl JobSpec {
 
     /// Where an option was set, if it was.
     pub fn location_of(&self, option: &str) -> Option<&Location> {
-        self.option_lines.iter().rev().find(|(name, _)| name == option).map(|(_, loc)| loc)
+        self.written.iter().rev().find(|o| o.key == option).map(|o| &o.location)
+    }
+
+    /// (key, value) of the options written in [global] sections (`in_global`) or in the job's own section.
+    pub fn options_written(&self, in_global: bool) -> Vec<(String, String)> {
+        self.written.iter().filter(|o| o.in_global == in_global).map(|o| (o.key.clone(), o.value.clone())).collect()
     }
 }

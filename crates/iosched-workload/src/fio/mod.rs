@@ -15,6 +15,7 @@ pub mod values;
 
 use crate::job::{
     BlockSizes, Distribution, Engine, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode, SizeSpec,
+    WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -261,13 +262,12 @@ impl Reader {
                 Some(Some(i)) => (&mut self.jobs[i], false),
             };
             apply_option(target, key, value).map_err(err)?;
-            target.option_lines.push((key.to_string(), location.clone()));
-            let written = (key.to_string(), value.unwrap_or("").to_string());
-            if in_global {
-                target.global_options.push(written);
-            } else {
-                target.job_options.push(written);
-            }
+            target.written.push(WrittenOption {
+                key: key.to_string(),
+                value: value.unwrap_or("").to_string(),
+                location: location.clone(),
+                in_global,
+            });
         }
         Ok(())
     }
