@@ -167,6 +167,8 @@ pub struct JobProcess {
     cycle_bytes: [u64; 3],
     cycle_ios: [u64; 3],
     search: Option<LatencySearch>,
+    /// rate_min or rate_iops_min is set (otherwise completions skip the ratecycle bookkeeping).
+    checks_min_rate: bool,
     /// The results so far are to be dropped (the latency target's final run begins).
     reset_stats: bool,
     /// Results count completions from this time on (the end of ramp_time, or the final run's start).
@@ -233,6 +235,7 @@ impl JobProcess {
             cycle_bytes: [0; 3],
             cycle_ios: [0; 3],
             search,
+            checks_min_rate: job.rate_min_bytes_per_s.iter().chain(&job.rate_iops_min).any(|r| *r > 0),
             reset_stats: false,
             account_from_ns: 0,
             wake_asked_ns: None,
@@ -516,7 +519,7 @@ impl JobProcess {
         } else {
             self.in_flight -= 1;
         }
-        if req.op != Op::Flush && now_ns >= self.account_from_ns {
+        if self.checks_min_rate && req.op != Op::Flush && now_ns >= self.account_from_ns {
             let dir = req.op.index();
             self.cycle_bytes[dir] += req.len_bytes;
             self.cycle_ios[dir] += 1;

@@ -5,29 +5,17 @@
 use iosched_core::registry;
 use iosched_device::parse_spec;
 use iosched_sim::engine::{simulate, SimConfig};
-use iosched_sim::workload::{TimedIo, Workload};
-use iosched_workload::trace::mqsim;
+use iosched_sim::workload::{Replay, Workload};
+use iosched_workload::trace::{self, Format};
 
 #[test]
 fn mqsim_traces_replay_on_the_nvme_preset() {
     let Some(dir) = iosched_test_data::dir("mqsim") else { return };
     for name in ["wsrch-small", "tpcc-small"] {
-        let records = mqsim::read(&dir.join(format!("{name}.trace"))).unwrap();
-        let requests: Vec<TimedIo> = records
-            .iter()
-            .map(|r| TimedIo {
-                at_ns: r.at_ns,
-                op: r.op,
-                offset_bytes: r.offset_bytes,
-                len_bytes: r.len_bytes,
-                stream: r.device,
-                class: iosched_core::request::IoClass::Be,
-                level: iosched_core::request::LEVEL_DEFAULT,
-                sync: r.op == iosched_core::request::Op::Read,
-            })
-            .collect();
+        let trace = trace::read(&dir.join(format!("{name}.trace")), Some(Format::Mqsim)).unwrap();
+        let records = &trace.records;
         let mut workload = Workload::default();
-        workload.add_timed(name, requests);
+        workload.add_trace(name, &trace, Replay::Open { time_scale: 1.0 });
         let device = parse_spec("ssd:nvme").unwrap();
         let start = std::time::Instant::now();
         let out = simulate(

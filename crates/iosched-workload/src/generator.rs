@@ -260,7 +260,7 @@ impl IoGenerator {
         let dir = op.index();
         let len_bytes = self.next_len(dir, rng);
         let file = self.next_file;
-        self.next_file = (self.next_file + 1) % self.files;
+        self.next_file = if self.next_file + 1 == self.files { 0 } else { self.next_file + 1 };
         let random = self.random_percent >= 100 || (self.random_percent > 0 && rng.percent(self.random_percent));
         let relative = if random {
             let align = self.align_bytes[dir].max(1);
