@@ -156,7 +156,6 @@ pub struct JobProcess {
     issued_ios: u64,
     issued_bytes: u64,
     issued_by_dir_ios: [u64; 3],
-    issued_by_dir_bytes: [u64; 3],
     since_think: u32,
     writes_since_flush: u32,
     end_flush_issued: bool,
@@ -225,7 +224,6 @@ impl JobProcess {
             issued_ios: 0,
             issued_bytes: 0,
             issued_by_dir_ios: [0; 3],
-            issued_by_dir_bytes: [0; 3],
             since_think: 0,
             writes_since_flush: 0,
             end_flush_issued: false,
@@ -430,7 +428,6 @@ impl JobProcess {
             self.issued_ios += 1;
             self.issued_bytes += io.len_bytes;
             self.issued_by_dir_ios[dir] += 1;
-            self.issued_by_dir_bytes[dir] += io.len_bytes;
             if io.op == Op::Write {
                 self.writes_since_flush += 1;
             }
