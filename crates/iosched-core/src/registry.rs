@@ -58,6 +58,34 @@ static POLICIES: &[PolicyInfo] = &[
         create: || Box::new(policies::anticipatory::Anticipatory::new()),
         test_variants: &[&[("antic_expire", "0")], &[("read_expire", "1"), ("write_batch_expire", "1")]],
     },
+    PolicyInfo {
+        name: "cam",
+        summary: "Netflix CAM: read, write and trim queues, read bias, per-class limiters, read-latency steering",
+        source: "FreeBSD sys/cam/cam_iosched.c",
+        create: || Box::new(policies::cam::Cam::new()),
+        test_variants: &[
+            &[("read_bias", "100"), ("write.limiter", "queue_depth"), ("write.max", "1"), ("write.current", "1")],
+            &[
+                ("write.limiter", "iops"),
+                ("write.current", "50"),
+                ("read.limiter", "bandwidth"),
+                ("read.current", "2000"),
+                ("trim_goal", "4"),
+                ("trim_ticks", "10"),
+                ("sort_io_queue", "1"),
+            ],
+            &[
+                ("control.type", "read_latency"),
+                ("control.steer_interval", "2000"),
+                ("write.limiter", "bandwidth"),
+                ("write.current", "5000"),
+                ("quanta", "1000"),
+                ("trim_goal", "3"),
+                ("read_bias", "2"),
+                ("trim.limiter", "queue_depth"),
+            ],
+        ],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -93,6 +93,8 @@ pub struct Request {
     pub dispatched_ns: u64,
     /// Completed by the device, or [`NOT_YET_NS`].
     pub completed_ns: u64,
+    /// How the device completed it: 0, or the errno it failed with. Set with `completed_ns`.
+    pub error: i32,
 }
 
 impl Request {
@@ -110,6 +112,7 @@ impl Request {
             queued_ns: NOT_YET_NS,
             dispatched_ns: NOT_YET_NS,
             completed_ns: NOT_YET_NS,
+            error: 0,
         }
     }
 

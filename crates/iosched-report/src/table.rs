@@ -21,8 +21,7 @@ pub fn render(run: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "policy  {}", run.policy);
     if !run.policy_tunables.is_empty() {
-        let t: Vec<String> = run.policy_tunables.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let _ = writeln!(out, "        {}", t.join(" "));
+        wrap_pairs(&mut out, "      ", run.policy_tunables.iter().map(|(k, v)| format!("{k}={v}")));
     }
     let _ = writeln!(out, "device  {}", run.device);
     let _ = writeln!(
@@ -72,14 +71,29 @@ pub fn render(run: &RunResult) -> String {
     out.push('\n');
     out.push_str(&columns(&rows));
     if !run.policy_stats.is_empty() {
-        let s: Vec<String> = run.policy_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))).collect();
-        let _ = writeln!(out, "\npolicy stats  {}", s.join(" "));
+        out.push('\n');
+        wrap_pairs(&mut out, "policy stats", run.policy_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))));
     }
     if !run.device_stats.is_empty() {
-        let s: Vec<String> = run.device_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))).collect();
-        let _ = writeln!(out, "device stats  {}", s.join(" "));
+        wrap_pairs(&mut out, "device stats", run.device_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))));
     }
     out
+}
+
+/// `label  k=v k=v ...`, wrapped at 120 columns with continuation lines indented under the first pair.
+fn wrap_pairs(out: &mut String, label: &str, pairs: impl Iterator<Item = String>) {
+    const WIDTH: usize = 120;
+    let indent = label.len() + 2;
+    let mut line = format!("{label} ");
+    for pair in pairs {
+        if line.len() > indent && line.len() + 1 + pair.len() > WIDTH {
+            let _ = writeln!(out, "{}", line.trim_end());
+            line = " ".repeat(indent - 1);
+        }
+        line.push(' ');
+        line.push_str(&pair);
+    }
+    let _ = writeln!(out, "{}", line.trim_end());
 }
 
 /// Align rows into columns: the first column left-aligned, the rest right-aligned.

@@ -304,16 +304,23 @@ impl Engine {
                 self.completion_buf = done;
             } else {
                 let Reverse((at, _, kind)) = self.events.pop().expect("checked above");
+                if kind == EventKind::PolicyTimer {
+                    if self.timer_armed_ns != Some(at) {
+                        continue; // superseded by an earlier timer
+                    }
+                    self.timer_armed_ns = None;
+                    if self.policy.queued() == 0
+                        && self.in_flight == 0
+                        && self.events.is_empty()
+                        && device_next.is_none()
+                    {
+                        break; // the run is over: a policy's tick or idle wait does not lengthen it
+                    }
+                }
                 self.now_ns = self.now_ns.max(at);
                 match kind {
                     EventKind::SourceWake(index) => self.wake_source(index),
-                    EventKind::PolicyTimer => {
-                        if self.timer_armed_ns != Some(at) {
-                            continue; // superseded by an earlier timer
-                        }
-                        self.timer_armed_ns = None;
-                        self.policy.timer(self.now_ns);
-                    }
+                    EventKind::PolicyTimer => self.policy.timer(self.now_ns),
                     EventKind::Switch(index) => self.switch_policy(index),
                 }
             }
@@ -405,6 +412,7 @@ impl Engine {
             queued_ns: self.now_ns,
             dispatched_ns: NOT_YET_NS,
             completed_ns: NOT_YET_NS,
+            error: 0,
         };
         self.next_request_id += 1;
         if let Some(log) = &mut self.log {
@@ -489,6 +497,7 @@ impl Engine {
         self.in_flight -= 1;
         self.completed += 1;
         req.completed_ns = self.now_ns;
+        req.error = completion.error;
         if let Some(log) = &mut self.log {
             let entry = &mut log[req.id.0 as usize];
             entry.req = req;
@@ -516,7 +525,7 @@ impl Engine {
             Process::Timed(_) | Process::Closed(_) => true,
         };
         if counted {
-            source.recorder.record(&req, completion.error == 0);
+            source.recorder.record(&req, req.error == 0);
             source.last_completion_ns = self.now_ns;
         }
         if let Process::Job(job) = &mut source.process {

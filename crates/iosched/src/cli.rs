@@ -56,7 +56,9 @@ pub struct SimArgs {
     /// afap (everything at once)
     #[arg(long, default_value = "open", value_name = "MODE")]
     pub replay: String,
-    /// Device model: simple[,latency_us=N][,bandwidth_mb_per_s=N][,flush_us=N][,queue_depth=N][,capacity_gib=N]
+    /// Device model: simple[,latency_us=N,bandwidth_mb_per_s=N,flush_us=N,queue_depth=N,capacity_gib=N],
+    /// hdd:sata7200 (or hdd:FILE.toml), disksim:FILE.parv, ssd:nvme or ssd:netflix (keys such as capacity_gib, op,
+    /// precondition=fresh|steady, trim=queued|nonqueued)
     #[arg(long, default_value = iosched_device::spec::DEFAULT_SPEC)]
     pub device: String,
     /// Scheduling policy (see 'iosched policies')

@@ -2,7 +2,7 @@
 
 use crate::error::CliError;
 use iosched_core::registry;
-use iosched_report::table::columns;
+use iosched_core::tunable::TunableKind;
 use serde_json::json;
 
 pub fn run(as_json: bool) -> Result<(), CliError> {
@@ -28,14 +28,24 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
         println!("{}  {}", info.name, info.summary);
         println!("    from {}", info.source);
         let policy = (info.create)();
-        let mut rows = Vec::new();
-        for t in policy.tunables() {
-            rows.push(vec![format!("    {}", t.name), format!("default {}", t.default), t.description.to_string()]);
-        }
+        let rows: Vec<[String; 3]> = policy
+            .tunables()
+            .iter()
+            .map(|t| {
+                let default = match t.kind {
+                    TunableKind::Int { unit, .. } => format!("{} {unit}", t.default),
+                    TunableKind::Bool | TunableKind::Choice { .. } => t.default.to_string(),
+                };
+                [t.name.to_string(), default, t.description.to_string()]
+            })
+            .collect();
         if rows.is_empty() {
             println!("    (no tunables)");
-        } else {
-            print!("{}", columns(&rows));
+        }
+        let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+        let (name_width, default_width) = (width(0), width(1));
+        for [name, default, description] in &rows {
+            println!("    {name:<name_width$}  {default:<default_width$}  {description}");
         }
         println!();
     }
