@@ -45,7 +45,9 @@ fn a_write_queue_depth_of_one_brings_read_latency_down_while_the_fill_goes_on() 
     let qd1 = run("cam", &[("write.limiter", "queue_depth"), ("write.max", "1"), ("write.current", "1")]);
     let (noop_p99, qd1_p99) = (read_p99_ms(&noop), read_p99_ms(&qd1));
     let (noop_w, qd1_w) = (write_mb_per_s(&noop), write_mb_per_s(&qd1));
-    eprintln!("read p99 ms: noop {noop_p99:.2}, cam qd1 {qd1_p99:.2}; write MB/s: noop {noop_w:.1}, cam qd1 {qd1_w:.1}");
+    eprintln!(
+        "read p99 ms: noop {noop_p99:.2}, cam qd1 {qd1_p99:.2}; write MB/s: noop {noop_w:.1}, cam qd1 {qd1_w:.1}"
+    );
     assert!(qd1_p99 * 5.0 < noop_p99, "read p99: cam qd1 {qd1_p99} vs noop {noop_p99}");
     assert!(qd1_w > 0.25 * noop_w, "the fill must go on: {qd1_w} vs {noop_w} MB/s");
     assert_eq!(stat(&qd1, "write.pending"), 0);

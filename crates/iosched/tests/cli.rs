@@ -116,6 +116,22 @@ fn policies_json_lists_tunables_with_defaults() {
     assert_eq!(elevator["wait_bound"], "unbounded");
     let noop = list.iter().find(|p| p["name"] == "noop").unwrap();
     assert_eq!(noop["wait_bound"]["overtakes"], 0);
+    // The seed documents' schedulers, every tunable with a default and a description.
+    for name in ["deadline", "as", "rr", "cam"] {
+        let p = list.iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{name} missing"));
+        for t in p["tunables"].as_array().unwrap() {
+            assert!(t["default"].is_string() && t["description"].as_str().unwrap().len() > 10, "{name}: {t}");
+        }
+    }
+    let cam = list.iter().find(|p| p["name"] == "cam").unwrap();
+    let tunable = |n: &str| cam["tunables"].as_array().unwrap().iter().find(|t| t["name"] == n).cloned();
+    assert_eq!(
+        tunable("write.limiter").unwrap()["choices"],
+        serde_json::json!(["none", "queue_depth", "iops", "bandwidth"])
+    );
+    assert_eq!(tunable("control.type").unwrap()["default"], "set_max");
+    assert_eq!(tunable("control.alpha").unwrap()["default"], "20");
+    assert_eq!(tunable("trim.max").unwrap()["default"], "1");
 }
 
 #[test]
