@@ -29,7 +29,7 @@ fn per_request(c: &mut Criterion) {
             let id = BenchmarkId::new(info.name, format!("{queued}q/{flows}f"));
             group.bench_with_input(id, &queued, |b, &queued| {
                 let mut policy = (info.create)();
-                let ctx = DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false };
+                let ctx = DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false, rotational: false };
                 let mut id = 0u64;
                 let next = |id: &mut u64| {
                     let req = Request::new(*id, Op::Read, offsets[*id as usize & 0xffff], 4096, (*id % flows) as u32);

@@ -33,6 +33,8 @@ pub struct DispatchContext {
     /// A flush is waiting for everything the policy holds: do not hold requests back for anticipation,
     /// batching or idling. Rate limits may still apply.
     pub barrier_pending: bool,
+    /// The device pays for seeks (a hard disk); see `Device::rotational`.
+    pub rotational: bool,
 }
 
 /// How long a request can wait in a policy: the bound the property tests assert on adversarial workloads.

@@ -86,6 +86,16 @@ static POLICIES: &[PolicyInfo] = &[
             ],
         ],
     },
+    PolicyInfo {
+        name: "bfq",
+        summary: "BFQ: per-flow budgets scheduled by B-WF2Q+ with weights, idling, and low-latency weight raising",
+        source: "Linux block/bfq-iosched.c, bfq-wf2q.c",
+        create: || Box::new(policies::bfq::Bfq::new()),
+        test_variants: &[
+            &[("low_latency", "0"), ("slice_idle", "0"), ("max_budget", "64")],
+            &[("strict_guarantees", "1"), ("weight.1", "1000"), ("timeout_sync", "5"), ("fifo_expire_sync", "1")],
+        ],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -26,6 +26,12 @@ pub trait Device: Send {
     /// Addressable bytes.
     fn capacity_bytes(&self) -> u64;
 
+    /// Whether seeks cost time (a hard disk), as Linux's `queue/rotational`: policies that idle to save seeks
+    /// (cfq, bfq) do so only on rotational devices.
+    fn rotational(&self) -> bool {
+        false
+    }
+
     /// Whether a new command may be submitted now (a device blocked by a non-queued command says no).
     fn can_accept(&self, now_ns: u64) -> bool {
         let _ = now_ns;

@@ -117,6 +117,7 @@ struct Engine {
     policy: Box<dyn Policy>,
     device: Box<dyn Device>,
     device_depth: u32,
+    device_rotational: bool,
     in_flight: u32,
     /// In-flight requests by tag.
     slots: Vec<Option<Request>>,
@@ -244,11 +245,13 @@ impl Engine {
             });
         }
         let depth = device.queue_depth().max(1);
+        let rotational = device.rotational();
         let mut engine = Engine {
             now_ns: 0,
             policy,
             device,
             device_depth: depth,
+            device_rotational: rotational,
             in_flight: 0,
             slots: vec![None; depth as usize],
             free_tags: (0..depth).rev().collect(),
@@ -462,6 +465,7 @@ impl Engine {
             let ctx = DispatchContext {
                 in_flight: self.in_flight,
                 device_depth: self.device_depth,
+                rotational: self.device_rotational,
                 barrier_pending: self.barrier.flush.is_some(),
             };
             match self.policy.dispatch(self.now_ns, &ctx) {

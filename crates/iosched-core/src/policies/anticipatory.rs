@@ -557,7 +557,10 @@ mod tests {
 
     fn ask(p: &mut Anticipatory, now_ns: u64) -> Dispatch {
         // Every test completes what it dispatched before asking again.
-        p.dispatch(now_ns, &DispatchContext { in_flight: 0, device_depth: 1, barrier_pending: false })
+        p.dispatch(
+            now_ns,
+            &DispatchContext { in_flight: 0, device_depth: 1, barrier_pending: false, rotational: false },
+        )
     }
 
     fn serve(p: &mut Anticipatory, now_ns: u64, done_ns: u64) -> u32 {

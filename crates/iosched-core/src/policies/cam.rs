@@ -960,7 +960,12 @@ mod tests {
         }
 
         fn next(&mut self, now_ns: u64) -> Dispatch {
-            let ctx = DispatchContext { in_flight: self.in_flight, device_depth: 32, barrier_pending: false };
+            let ctx = DispatchContext {
+                in_flight: self.in_flight,
+                device_depth: 32,
+                barrier_pending: false,
+                rotational: false,
+            };
             let d = self.p.dispatch(now_ns, &ctx);
             if let Dispatch::Request(_) = d {
                 self.in_flight += 1;
@@ -1183,7 +1188,7 @@ mod tests {
         assert_eq!(h.take(52 * NS_PER_MS).map(|r| r.op), Some(Op::Trim));
         // A waiting flush releases held trims at once.
         h.add(60 * NS_PER_MS, Op::Trim, 4096);
-        let ctx = DispatchContext { in_flight: 5, device_depth: 32, barrier_pending: true };
+        let ctx = DispatchContext { in_flight: 5, device_depth: 32, barrier_pending: true, rotational: false };
         assert!(matches!(h.p.dispatch(60 * NS_PER_MS, &ctx), Dispatch::Request(r) if r.op == Op::Trim));
         h.finish(read, NS_PER_MS);
     }

@@ -375,7 +375,10 @@ mod tests {
     }
 
     fn take(p: &mut Deadline, now_ns: u64) -> Option<Request> {
-        match p.dispatch(now_ns, &DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false }) {
+        match p.dispatch(
+            now_ns,
+            &DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false, rotational: false },
+        ) {
             Dispatch::Request(r) => Some(r),
             _ => None,
         }

@@ -2,6 +2,7 @@
 //! from. Register a new one in [`crate::registry`] and it gets the property tests automatically.
 
 pub mod anticipatory;
+pub mod bfq;
 pub mod cam;
 pub mod deadline;
 pub mod elevator;

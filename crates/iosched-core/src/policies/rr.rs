@@ -475,7 +475,10 @@ mod tests {
     }
 
     fn ask(p: &mut RoundRobin, now_ns: u64) -> Dispatch {
-        p.dispatch(now_ns, &DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false })
+        p.dispatch(
+            now_ns,
+            &DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false, rotational: false },
+        )
     }
 
     fn flow_of(d: Dispatch) -> u32 {
@@ -564,7 +567,7 @@ mod tests {
             p.enqueue(0, req(i, i as u32, i * 4096, 0));
         }
         assert!(matches!(ask(&mut p, 0), Dispatch::Request(_)));
-        let full = DispatchContext { in_flight: 1, device_depth: 32, barrier_pending: false };
+        let full = DispatchContext { in_flight: 1, device_depth: 32, barrier_pending: false, rotational: false };
         assert_eq!(p.dispatch(0, &full), Dispatch::Nothing, "queue_depth 1");
         p.set_tunable("bypass", "1").unwrap();
         assert!(matches!(p.dispatch(0, &full), Dispatch::Request(r) if r.flow == FlowId(1)));

@@ -730,6 +730,10 @@ impl Device for Hdd {
         self.p.name.clone()
     }
 
+    fn rotational(&self) -> bool {
+        true
+    }
+
     fn queue_depth(&self) -> u32 {
         self.p.queue_depth.max(1)
     }

@@ -1,0 +1,1139 @@
+//! bfq: Budget Fair Queueing. Each flow has a queue with a weight and a budget in sectors; the queue in service
+//! owns the device until its budget is used, it runs dry (after idling for its next request), or its budget
+//! timeout fires. Queues are chosen by B-WF2Q+, so each gets service in proportion to its weight; budgets adapt
+//! to how each queue behaves; the low-latency heuristics raise the weight of interactive and soft real-time
+//! queues so that an application starting during heavy I/O starts fast.
+//!
+//! Source: Linux block/bfq-iosched.c, bfq-wf2q.c and Documentation/block/bfq-iosched.rst; Valente and
+//! Checconi's papers (seed 004). As there:
+//! - Queues per flow and direction of synchrony (a flow's sync and async requests are two queues); weight =
+//!   (8 - level) x 10, or `weight.FLOW`; RT before BE before IDLE, strictly, except that IDLE gets a turn after
+//!   waiting 200 ms.
+//! - B-WF2Q+ per class: a busy queue's entity has a virtual start S and finish F = S + budget / weight; among
+//!   entities with S <= V the smallest F is served; V advances by service / (sum of busy weights) at each
+//!   dispatch. A queue that becomes busy starts at max(V, its last F); one requeued after its turn starts at its
+//!   F, recomputed from the service it actually got. Async service is charged x3; a seeky queue, or one whose
+//!   budget timed out with a third of it left, is charged for the time it held the device (max_budget x
+//!   elapsed / timeout_sync) so that slow queues cannot steal time.
+//! - Budget feedback (sync queues) at expiry: too idle (the idle timer fired) doubles the budget if requests are
+//!   still in flight, else takes 4 x min_budget off; a budget timeout doubles it; an exhausted budget
+//!   quadruples it (all capped at max_budget); a queue that ran dry gets max(service, min_budget). Async queues
+//!   get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been assigned (16384
+//!   sectors before); min_budget = max_budget / 32.
+//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
+//!   device, or any queue on a rotational device without command queueing) or is needed for service
+//!   guarantees (weights differ among busy queues, or a weight-raised queue competes with unraised ones);
+//!   slice_idle (8 ms), or 2 ms for a seeky queue when the scenario is symmetric. strict_guarantees=1 idles for
+//!   every sync queue, always the full slice_idle, and turns injection off.
+//! - low_latency: a queue that becomes busy for the first time or after 2 s idle is interactive: weight x30
+//!   for wr_duration (7 s on a device of 140,000 sectors/s, scaled inversely with the measured peak rate,
+//!   clamped to 3-25 s; ended early after 120,000 sectors). A sync queue that becomes busy again no sooner
+//!   than its soft real-time next start (its last busy period's service at 7000 sectors/s) is soft real-time:
+//!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
+//!   raised. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
+//! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
+//!   requests are dispatched, at most inject_limit at a time; the limit grows while the queue in service's
+//!   requests complete within 1.5x the service time they had without injection and shrinks otherwise. It
+//!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
+//!   that hurt, the next waits 1 s, doubling up to 64 s.
+//! - Within a queue: one-way elevator with back seeks up to back_seek_max at back_seek_penalty, and the FIFO
+//!   head served first once per turn when it is older than fifo_expire_sync / fifo_expire_async.
+//!
+//! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
+//! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /
+//! duration of turns of non-seeky queues that last at least 20 ms) rather than per dispatch sample; injection's
+//! limit adapts by the rule above rather than BFQ's per-queue think-time sampling; injected service is charged
+//! to the injected queue's next turn. A large burst's flag clears when the queue has been idle for 2 s.
+//!
+//! Bound: none (a weight-raised or higher-class queue may be served indefinitely before others).
+//! Cost: O(log N) per request in the number of busy queues (two ordered maps per class for B-WF2Q+, an ordered
+//! map of requests per queue, a map of weights for the symmetry test).
+
+use super::sorted_fifo::{in_arrival_order, SortedFifo};
+use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
+use crate::request::{IoClass, Request, LEVEL_MAX};
+use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
+use crate::units::{NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+use std::collections::{BTreeMap, HashMap};
+
+const TUNABLES: &[TunableSpec] = &[
+    TunableSpec {
+        name: "slice_idle",
+        kind: TunableKind::Int { min: 0, max: 1000, unit: "ms" },
+        default: "8",
+        description: "how long to wait for the next request of a sync queue that ran dry (0: never idle)",
+    },
+    TunableSpec {
+        name: "strict_guarantees",
+        kind: TunableKind::Bool,
+        default: "0",
+        description: "idle for every sync queue and never inject: guarantees over throughput",
+    },
+    TunableSpec {
+        name: "back_seek_max",
+        kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "KiB" },
+        default: "16384",
+        description: "longest backward seek taken within a queue",
+    },
+    TunableSpec {
+        name: "back_seek_penalty",
+        kind: TunableKind::Int { min: 1, max: 1000, unit: "x" },
+        default: "2",
+        description: "how much a backward seek costs against a forward one",
+    },
+    TunableSpec {
+        name: "fifo_expire_sync",
+        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
+        default: "125",
+        description: "age at which a sync request is served before the elevator's choice",
+    },
+    TunableSpec {
+        name: "fifo_expire_async",
+        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
+        default: "250",
+        description: "age at which an async request is served before the elevator's choice",
+    },
+    TunableSpec {
+        name: "low_latency",
+        kind: TunableKind::Bool,
+        default: "1",
+        description: "raise the weight of interactive and soft real-time queues",
+    },
+    TunableSpec {
+        name: "timeout_sync",
+        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
+        default: "125",
+        description: "budget timeout: longest turn of a queue",
+    },
+    TunableSpec {
+        name: "max_budget",
+        kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "sectors" },
+        default: "0",
+        description: "largest budget (0: peak rate x timeout_sync, measured)",
+    },
+    TunableSpec {
+        name: "weight.FLOW",
+        kind: TunableKind::Int { min: 0, max: 1000, unit: "weight" },
+        default: "0",
+        description: "weight of flow FLOW, e.g. weight.3=300 (0: from its level, (8 - level) x 10)",
+    },
+];
+
+/// Fixed-point shift of virtual time (service << SHIFT / weight), as BFQ's WFQ_SERVICE_SHIFT.
+const SERVICE_SHIFT: u32 = 22;
+const DEFAULT_MAX_BUDGET_SECTORS: u64 = 16 * 1024;
+const BUDGETS_BEFORE_AUTO: u64 = 194;
+const ASYNC_CHARGE_FACTOR: u64 = 3;
+const SEEKY_IDLE_NS: u64 = 2 * NS_PER_MS;
+const SEEK_THRESHOLD_SECTORS: u64 = 800;
+const IDLE_CLASS_TIMEOUT_NS: u64 = 200 * NS_PER_MS;
+const WR_COEFF_INTERACTIVE: u64 = 30;
+const WR_COEFF_SOFT_RT: u64 = 3000;
+const WR_MIN_IDLE_NS: u64 = 2 * NS_PER_S;
+const WR_RT_MAX_NS: u64 = 300 * NS_PER_MS;
+const WR_MAX_INTERACTIVE_SECTORS: u64 = 120_000;
+const WR_MAX_SOFTRT_SECTORS_PER_S: u64 = 7000;
+/// Interactive raising lasts WR_REF_DURATION on a device of WR_REF_RATE, inversely to the peak rate.
+const WR_REF_DURATION_NS: u64 = 7 * NS_PER_S;
+const WR_REF_RATE_SECTORS_PER_S: u64 = 140_000;
+const BURST_INTERVAL_NS: u64 = 180 * NS_PER_MS;
+const LARGE_BURST: usize = 8;
+const INJECT_LIMIT_MAX: u32 = 8;
+const INJECT_BACKOFF_MAX_NS: u64 = 64 * NS_PER_S;
+const FORGET_AFTER_NS: u64 = 10 * NS_PER_S;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expiry {
+    BudgetExhausted,
+    BudgetTimeout,
+    TooIdle,
+    NoMoreRequests,
+    Preempted,
+}
+
+/// Per-flow queue (BFQ's bfq_queue) with its scheduling entity.
+struct Queue {
+    flow: u32,
+    sync: bool,
+    class: IoClass,
+    level: u8,
+    requests: SortedFifo,
+    head_bytes: u64,
+    fifo_checked: bool,
+    /// Requests at the device.
+    dispatched: u32,
+    busy: bool,
+    /// Entity: virtual start and finish, and the weight it was activated with.
+    start_v: u128,
+    finish_v: u128,
+    entity_weight: u64,
+    /// Budget of the current or next turn, and the queue's budget from feedback.
+    entity_budget: u64,
+    max_budget: u64,
+    service: u64,
+    injected_service: u64,
+    slice_start_ns: u64,
+    budget_timeout_ns: u64,
+    /// Weight raising.
+    wr_coeff: u64,
+    wr_start_ns: u64,
+    wr_duration_ns: u64,
+    wr_service: u64,
+    last_empty_ns: Option<u64>,
+    last_backlogged_ns: u64,
+    service_from_backlogged: u64,
+    soft_rt_next_start_ns: u64,
+    in_large_burst: bool,
+    /// Seek history: one bit per request, set when it seeked more than 800 sectors.
+    seek_history: u32,
+    last_end_bytes: u64,
+    last_active_ns: u64,
+    inject_limit: u32,
+    /// When injection for this queue may be tried again after it hurt, and the back-off doubling each time.
+    inject_retry_ns: u64,
+    inject_backoff_ns: u64,
+    baseline_service_ns: u64,
+    dispatched_with_injection: bool,
+}
+
+impl Queue {
+    fn seeky(&self) -> bool {
+        self.seek_history.count_ones() > 4
+    }
+
+    fn class_index(&self) -> usize {
+        self.class as usize
+    }
+}
+
+/// B-WF2Q+ over the busy queues of one class: entities with S <= V by F, the others by S.
+#[derive(Default)]
+struct ServiceTree {
+    vtime: u128,
+    wsum: u64,
+    eligible: BTreeMap<(u128, u64), ()>,
+    ineligible: BTreeMap<(u128, u64), u128>,
+}
+
+impl ServiceTree {
+    fn insert(&mut self, key: u64, start: u128, finish: u128) {
+        if start <= self.vtime {
+            self.eligible.insert((finish, key), ());
+        } else {
+            self.ineligible.insert((start, key), finish);
+        }
+    }
+
+    fn remove(&mut self, key: u64, start: u128, finish: u128) {
+        if self.eligible.remove(&(finish, key)).is_none() {
+            self.ineligible.remove(&(start, key));
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.eligible.is_empty() && self.ineligible.is_empty()
+    }
+
+    /// Make every entity with S <= V eligible; with none eligible, V jumps to the smallest S.
+    fn update_eligible(&mut self) {
+        if self.eligible.is_empty() {
+            if let Some((&(start, _), _)) = self.ineligible.iter().next() {
+                self.vtime = self.vtime.max(start);
+            }
+        }
+        while let Some((&(start, key), &finish)) = self.ineligible.iter().next() {
+            if start > self.vtime {
+                break;
+            }
+            self.ineligible.remove(&(start, key));
+            self.eligible.insert((finish, key), ());
+        }
+    }
+
+    /// The eligible entity with the smallest F.
+    fn peek(&mut self) -> Option<u64> {
+        self.update_eligible();
+        self.eligible.keys().next().map(|&(_, key)| key)
+    }
+
+    fn served(&mut self, sectors: u64) {
+        if self.wsum > 0 {
+            self.vtime += ((sectors as u128) << SERVICE_SHIFT) / self.wsum as u128;
+        }
+    }
+}
+
+fn queue_key(flow: u32, sync: bool) -> u64 {
+    (u64::from(flow) << 1) | u64::from(sync)
+}
+
+fn sectors(req: &Request) -> u64 {
+    req.len_bytes.div_ceil(SECTOR_BYTES).max(1)
+}
+
+pub struct Bfq {
+    slice_idle_ns: u64,
+    strict_guarantees: bool,
+    back_seek_max_bytes: u64,
+    back_seek_penalty: u64,
+    fifo_expire_sync_ns: u64,
+    fifo_expire_async_ns: u64,
+    low_latency: bool,
+    timeout_ns: u64,
+    max_budget_setting: u64,
+    weights: HashMap<u32, u64>,
+    queues: HashMap<u64, Queue>,
+    trees: [ServiceTree; 3],
+    /// Busy queues' weights (weight -> count) and per-class busy counts: the symmetry test.
+    busy_weights: BTreeMap<u64, u32>,
+    busy_per_class: [u32; 3],
+    wr_busy: u32,
+    in_service: Option<u64>,
+    idle_until_ns: Option<u64>,
+    /// Requests dispatched by injection and not yet completed.
+    injected_ids: Vec<u64>,
+    last_idle_class_service_ns: u64,
+    seq: u64,
+    queued: usize,
+    rotational: bool,
+    device_depth: u32,
+    peak_rate_sectors_per_s: u64,
+    budgets_assigned: u64,
+    last_creation_ns: Option<u64>,
+    burst: Vec<u64>,
+    burst_is_large: bool,
+    last_sweep_ns: u64,
+    // statistics
+    dispatched: u64,
+    expirations: [u64; 5],
+    idle_waits: u64,
+    injected: u64,
+    raised_interactive: u64,
+    raised_soft_rt: u64,
+    preemptions: u64,
+}
+
+impl Default for Bfq {
+    fn default() -> Self {
+        Bfq::new()
+    }
+}
+
+impl Bfq {
+    pub fn new() -> Bfq {
+        Bfq {
+            slice_idle_ns: 8 * NS_PER_MS,
+            strict_guarantees: false,
+            back_seek_max_bytes: 16384 * 1024,
+            back_seek_penalty: 2,
+            fifo_expire_sync_ns: 125 * NS_PER_MS,
+            fifo_expire_async_ns: 250 * NS_PER_MS,
+            low_latency: true,
+            timeout_ns: 125 * NS_PER_MS,
+            max_budget_setting: 0,
+            weights: HashMap::new(),
+            queues: HashMap::new(),
+            trees: Default::default(),
+            busy_weights: BTreeMap::new(),
+            busy_per_class: [0; 3],
+            wr_busy: 0,
+            in_service: None,
+            idle_until_ns: None,
+            injected_ids: Vec::new(),
+            last_idle_class_service_ns: 0,
+            seq: 0,
+            queued: 0,
+            rotational: false,
+            device_depth: 1,
+            peak_rate_sectors_per_s: 0,
+            budgets_assigned: 0,
+            last_creation_ns: None,
+            burst: Vec::new(),
+            burst_is_large: false,
+            last_sweep_ns: 0,
+            dispatched: 0,
+            expirations: [0; 5],
+            idle_waits: 0,
+            injected: 0,
+            raised_interactive: 0,
+            raised_soft_rt: 0,
+            preemptions: 0,
+        }
+    }
+
+    fn max_budget(&self) -> u64 {
+        if self.max_budget_setting > 0 {
+            self.max_budget_setting
+        } else if self.budgets_assigned < BUDGETS_BEFORE_AUTO || self.peak_rate_sectors_per_s == 0 {
+            DEFAULT_MAX_BUDGET_SECTORS
+        } else {
+            (self.peak_rate_sectors_per_s as u128 * self.timeout_ns as u128 / NS_PER_S as u128).max(64) as u64
+        }
+    }
+
+    fn min_budget(&self) -> u64 {
+        (self.max_budget() / 32).max(1)
+    }
+
+    fn wr_duration_ns(&self) -> u64 {
+        if self.peak_rate_sectors_per_s == 0 {
+            return WR_REF_DURATION_NS;
+        }
+        let scaled =
+            WR_REF_DURATION_NS as u128 * WR_REF_RATE_SECTORS_PER_S as u128 / self.peak_rate_sectors_per_s as u128;
+        (scaled as u64).clamp(3 * NS_PER_S, 25 * NS_PER_S)
+    }
+
+    fn base_weight(&self, q: &Queue) -> u64 {
+        match self.weights.get(&q.flow) {
+            Some(&w) if w > 0 => w,
+            _ => (u64::from(LEVEL_MAX) + 1 - u64::from(q.level.min(LEVEL_MAX))) * 10,
+        }
+    }
+
+    /// The scenario is asymmetric when busy queues differ in weight or class (BFQ's bfq_asymmetric_scenario).
+    fn asymmetric(&self) -> bool {
+        self.busy_weights.len() > 1 || self.busy_per_class.iter().filter(|c| **c > 0).count() > 1
+    }
+
+    fn busy_queues(&self) -> u32 {
+        self.busy_per_class.iter().sum()
+    }
+
+    /// Should the queue in service, run dry, be waited for? And how long?
+    fn idle_time(&self, q: &Queue) -> Option<u64> {
+        if !q.sync || self.slice_idle_ns == 0 {
+            return None;
+        }
+        if self.strict_guarantees {
+            return Some(self.slice_idle_ns);
+        }
+        let rot_without_queueing = self.rotational && self.device_depth <= 1;
+        let boosts_throughput = rot_without_queueing || (self.rotational && !q.seeky());
+        let raised_competes = q.wr_coeff > 1 && self.wr_busy < self.busy_queues();
+        let asymmetric = self.asymmetric();
+        if !(boosts_throughput || raised_competes || asymmetric) {
+            return None;
+        }
+        if q.seeky() && q.wr_coeff == 1 && !asymmetric {
+            Some(self.slice_idle_ns.min(SEEKY_IDLE_NS))
+        } else {
+            Some(self.slice_idle_ns)
+        }
+    }
+
+    /// End weight raising that has run its course.
+    fn update_raising(&mut self, key: u64, now_ns: u64) {
+        let q = self.queues.get_mut(&key).expect("a known queue");
+        if q.wr_coeff == 1 {
+            return;
+        }
+        let interactive = q.wr_coeff == WR_COEFF_INTERACTIVE;
+        if q.in_large_burst
+            || now_ns >= q.wr_start_ns + q.wr_duration_ns
+            || (interactive && q.wr_service >= WR_MAX_INTERACTIVE_SECTORS)
+        {
+            q.wr_coeff = 1;
+            if q.busy {
+                // Its entity keeps the raised weight until it is next activated, as BFQ applies weight changes.
+                self.wr_busy -= 1;
+            }
+        }
+    }
+
+    /// A new queue: note its creation for burst detection.
+    fn create_queue(&mut self, key: u64, req: &Request, now_ns: u64) {
+        let in_burst = self.last_creation_ns.is_some_and(|t| now_ns <= t + BURST_INTERVAL_NS);
+        if !in_burst {
+            self.burst.clear();
+            self.burst_is_large = false;
+        }
+        self.last_creation_ns = Some(now_ns);
+        self.burst.push(key);
+        if self.burst.len() >= LARGE_BURST && !self.burst_is_large {
+            self.burst_is_large = true;
+            for k in std::mem::take(&mut self.burst) {
+                if let Some(q) = self.queues.get_mut(&k) {
+                    q.in_large_burst = true;
+                }
+            }
+        }
+        let max_budget = self.max_budget();
+        self.queues.insert(
+            key,
+            Queue {
+                flow: req.flow.0,
+                sync: req.sync,
+                class: req.class,
+                level: req.level,
+                requests: SortedFifo::default(),
+                head_bytes: 0,
+                fifo_checked: false,
+                dispatched: 0,
+                busy: false,
+                start_v: 0,
+                finish_v: 0,
+                entity_weight: 0,
+                entity_budget: 0,
+                max_budget: max_budget * 2 / 3,
+                service: 0,
+                injected_service: 0,
+                slice_start_ns: now_ns,
+                budget_timeout_ns: now_ns,
+                wr_coeff: 1,
+                wr_start_ns: 0,
+                wr_duration_ns: 0,
+                wr_service: 0,
+                last_empty_ns: None,
+                last_backlogged_ns: now_ns,
+                service_from_backlogged: 0,
+                soft_rt_next_start_ns: u64::MAX,
+                in_large_burst: self.burst_is_large,
+                seek_history: 0,
+                last_end_bytes: req.offset_bytes,
+                last_active_ns: now_ns,
+                inject_limit: 0,
+                inject_retry_ns: 0,
+                inject_backoff_ns: NS_PER_S,
+                baseline_service_ns: 0,
+                dispatched_with_injection: false,
+            },
+        );
+    }
+
+    /// Put a queue with requests on its class's tree, starting at `start` (None: max(V, its last F)).
+    fn activate(&mut self, key: u64, start: Option<u128>) {
+        let weight = {
+            let q = &self.queues[&key];
+            self.base_weight(q) * q.wr_coeff
+        };
+        let q = self.queues.get_mut(&key).expect("a known queue");
+        let class = q.class_index();
+        let tree = &mut self.trees[class];
+        let next_sectors = q.requests.oldest().map_or(1, |(k, _)| sectors(q.requests.get(&k)));
+        q.entity_budget = q.max_budget.max(next_sectors);
+        q.entity_weight = weight;
+        q.start_v = start.unwrap_or_else(|| tree.vtime.max(q.finish_v));
+        q.finish_v = q.start_v + ((q.entity_budget as u128) << SERVICE_SHIFT) / weight as u128;
+        tree.insert(key, q.start_v, q.finish_v);
+        tree.wsum += weight;
+        if !q.busy {
+            q.busy = true;
+            self.busy_per_class[class] += 1;
+            *self.busy_weights.entry(weight).or_insert(0) += 1;
+            if q.wr_coeff > 1 {
+                self.wr_busy += 1;
+            }
+        }
+    }
+
+    /// A queue leaves the busy set (it ran dry, or was drained).
+    fn deactivate(&mut self, key: u64) {
+        let q = self.queues.get_mut(&key).expect("a known queue");
+        if !q.busy {
+            return;
+        }
+        q.busy = false;
+        let class = q.class_index();
+        self.busy_per_class[class] -= 1;
+        self.trees[class].wsum -= q.entity_weight;
+        if let Some(c) = self.busy_weights.get_mut(&q.entity_weight) {
+            *c -= 1;
+            if *c == 0 {
+                self.busy_weights.remove(&q.entity_weight);
+            }
+        }
+        if q.wr_coeff > 1 {
+            self.wr_busy -= 1;
+        }
+    }
+
+    /// A queue with no requests gets one: raising decisions, activation, preemption.
+    fn on_becoming_busy(&mut self, key: u64, now_ns: u64) {
+        let low_latency = self.low_latency;
+        let wr_duration = self.wr_duration_ns();
+        let q = self.queues.get_mut(&key).expect("a known queue");
+        let idle_for_long = q.last_empty_ns.is_none_or(|t| now_ns >= t + WR_MIN_IDLE_NS);
+        if idle_for_long && q.last_empty_ns.is_some() {
+            q.in_large_burst = false;
+        }
+        if low_latency && !q.in_large_burst {
+            if idle_for_long {
+                if q.wr_coeff != WR_COEFF_INTERACTIVE {
+                    self.raised_interactive += 1;
+                }
+                q.wr_coeff = WR_COEFF_INTERACTIVE;
+                q.wr_start_ns = now_ns;
+                q.wr_duration_ns = wr_duration;
+                q.wr_service = 0;
+            } else if q.sync && q.dispatched == 0 && now_ns >= q.soft_rt_next_start_ns && q.wr_coeff == 1 {
+                self.raised_soft_rt += 1;
+                q.wr_coeff = WR_COEFF_SOFT_RT;
+                q.wr_start_ns = now_ns;
+                q.wr_duration_ns = WR_RT_MAX_NS;
+                q.wr_service = 0;
+            }
+        }
+        q.last_backlogged_ns = now_ns;
+        q.service_from_backlogged = 0;
+        self.update_raising(key, now_ns);
+        self.activate(key, None);
+        // Preemption: a raised queue, or one of a higher class, takes the device from an unraised one.
+        if let Some(current) = self.in_service {
+            if current != key {
+                let (new_class, new_wr) = {
+                    let q = &self.queues[&key];
+                    (q.class, q.wr_coeff)
+                };
+                let cur = &self.queues[&current];
+                let higher_class = new_class < cur.class;
+                let raised_over = new_class == cur.class && new_wr > 1 && cur.wr_coeff == 1;
+                if higher_class || raised_over {
+                    self.preemptions += 1;
+                    self.expire(now_ns, Expiry::Preempted);
+                }
+            }
+        }
+    }
+
+    /// End the turn of the queue in service: charge it, adapt its budget, requeue or deactivate it.
+    fn expire(&mut self, now_ns: u64, reason: Expiry) {
+        let Some(key) = self.in_service.take() else { return };
+        self.idle_until_ns = None;
+        self.expirations[reason as usize] += 1;
+        let max_budget = self.max_budget();
+        let min_budget = self.min_budget();
+        let timeout_ns = self.timeout_ns;
+        let q = self.queues.get_mut(&key).expect("the queue in service exists");
+        let elapsed_ns = now_ns.saturating_sub(q.slice_start_ns);
+        let mut charged = q.service + std::mem::take(&mut q.injected_service);
+        if !q.sync && q.wr_coeff == 1 {
+            charged *= ASYNC_CHARGE_FACTOR;
+        }
+        let budget_left = q.entity_budget.saturating_sub(q.service);
+        if q.wr_coeff == 1 && (q.seeky() || (reason == Expiry::BudgetTimeout && budget_left >= q.entity_budget / 3)) {
+            let by_time = (max_budget as u128 * elapsed_ns.min(timeout_ns) as u128 / timeout_ns as u128) as u64;
+            charged = charged.max(by_time);
+        }
+        // The peak rate, from turns of sequential queues long enough to measure.
+        let measured = (!q.seeky() && elapsed_ns >= 20 * NS_PER_MS && q.service > 0)
+            .then(|| (q.service as u128 * NS_PER_S as u128 / elapsed_ns as u128) as u64);
+        if q.sync {
+            q.max_budget = match reason {
+                Expiry::TooIdle if q.dispatched > 0 => (q.max_budget * 2).min(max_budget),
+                Expiry::TooIdle if q.max_budget > 5 * min_budget => q.max_budget - 4 * min_budget,
+                Expiry::TooIdle => min_budget,
+                Expiry::BudgetTimeout => (q.max_budget * 2).min(max_budget),
+                Expiry::BudgetExhausted => (q.max_budget * 4).min(max_budget),
+                Expiry::NoMoreRequests => q.service.max(min_budget),
+                Expiry::Preempted => q.max_budget,
+            };
+        } else {
+            q.max_budget = max_budget;
+        }
+        let class = q.class_index();
+        q.finish_v = q.start_v + ((charged as u128) << SERVICE_SHIFT) / q.entity_weight.max(1) as u128;
+        let has_requests = !q.requests.is_empty();
+        if !has_requests && q.sync {
+            let by_rate = q.service_from_backlogged * NS_PER_S / WR_MAX_SOFTRT_SECTORS_PER_S;
+            q.soft_rt_next_start_ns = (q.last_backlogged_ns + by_rate).max(now_ns + self.slice_idle_ns + 4 * NS_PER_MS);
+        }
+        if let Some(rate) = measured {
+            self.peak_rate_sectors_per_s = if rate > self.peak_rate_sectors_per_s {
+                rate
+            } else {
+                (63 * self.peak_rate_sectors_per_s + rate) / 64
+            };
+        }
+        self.budgets_assigned = (self.budgets_assigned + 1).min(BUDGETS_BEFORE_AUTO);
+        if class == IoClass::Idle as usize {
+            self.last_idle_class_service_ns = now_ns;
+        }
+        // Take the entity out of the weight sum, then back in at its new position if it has work.
+        self.deactivate(key);
+        if has_requests {
+            self.update_raising(key, now_ns);
+            let start = self.queues[&key].finish_v;
+            self.activate(key, Some(start));
+        } else {
+            let q = self.queues.get_mut(&key).expect("exists");
+            q.last_empty_ns = Some(now_ns);
+        }
+    }
+
+    /// Choose the next queue by class, then B-WF2Q+, and take it off its tree.
+    fn select_queue(&mut self, now_ns: u64) -> Option<u64> {
+        let idle_class_due = !self.trees[IoClass::Idle as usize].is_empty()
+            && now_ns >= self.last_idle_class_service_ns + IDLE_CLASS_TIMEOUT_NS;
+        let order: [usize; 3] = if idle_class_due { [2, 0, 1] } else { [0, 1, 2] };
+        for class in order {
+            if let Some(key) = self.trees[class].peek() {
+                let q = &self.queues[&key];
+                self.trees[class].remove(key, q.start_v, q.finish_v);
+                return Some(key);
+            }
+        }
+        None
+    }
+
+    /// The next request of a queue: the FIFO head once per turn if expired, else the elevator's choice with
+    /// bounded, penalised back seeks.
+    fn next_request_key(&mut self, key: u64, now_ns: u64) -> Option<(u64, u64)> {
+        let (back_max, penalty) = (self.back_seek_max_bytes, self.back_seek_penalty);
+        let q = self.queues.get_mut(&key)?;
+        if !q.fifo_checked {
+            if let Some((k, deadline)) = q.requests.oldest() {
+                if now_ns >= deadline {
+                    q.fifo_checked = true;
+                    return Some(k);
+                }
+            }
+        }
+        let head = q.head_bytes;
+        let forward = q.requests.at_or_after(head);
+        let backward = q.requests.before(head).filter(|k| head - k.0 <= back_max);
+        match (forward, backward) {
+            (Some(f), Some(b)) => Some(if (head - b.0) * penalty < f.0 - head { b } else { f }),
+            (Some(f), None) => Some(f),
+            (None, Some(b)) => Some(b),
+            (None, None) => q.requests.lowest(),
+        }
+    }
+
+    /// Take `key`'s request `k` out for the device, charging `key` (in service, or injected).
+    fn take(&mut self, now_ns: u64, key: u64, k: (u64, u64), injected: bool) -> Request {
+        let injected_in_flight = self.injected_ids.len();
+        let q = self.queues.get_mut(&key).expect("exists");
+        let req = q.requests.remove(&k);
+        q.head_bytes = req.end_bytes();
+        q.dispatched += 1;
+        let s = sectors(&req);
+        q.service_from_backlogged += s;
+        if q.wr_coeff > 1 {
+            q.wr_service += s;
+        }
+        if injected {
+            q.injected_service += s;
+        } else {
+            q.service += s;
+            q.dispatched_with_injection = injected_in_flight > 0;
+        }
+        let class = q.class_index();
+        let emptied = q.requests.is_empty();
+        self.trees[class].served(s);
+        self.queued -= 1;
+        self.dispatched += 1;
+        if injected {
+            self.injected += 1;
+            self.injected_ids.push(req.id.0);
+            if emptied {
+                // Charge what injection actually served, not the budget the entity was queued with.
+                let charge = std::mem::take(&mut q.injected_service) * if q.sync { 1 } else { ASYNC_CHARGE_FACTOR };
+                let (start, finish) = (q.start_v, q.finish_v);
+                q.finish_v = start + ((charge as u128) << SERVICE_SHIFT) / q.entity_weight.max(1) as u128;
+                q.last_empty_ns = Some(now_ns);
+                self.trees[class].remove(key, start, finish);
+                self.deactivate(key);
+            }
+        }
+        req
+    }
+
+    /// While the queue in service waits: a request of the best other queue, within the inject limit.
+    fn inject(&mut self, now_ns: u64, in_service: u64) -> Option<Request> {
+        if self.strict_guarantees {
+            return None;
+        }
+        let q = self.queues.get_mut(&in_service).expect("in service");
+        if q.inject_limit == 0 && q.baseline_service_ns > 0 && now_ns >= q.inject_retry_ns {
+            q.inject_limit = 1; // probe again
+        }
+        if self.injected_ids.len() as u32 >= q.inject_limit {
+            return None;
+        }
+        let key = (0..3).find_map(|class| self.trees[class].peek())?;
+        let k = self.next_request_key(key, now_ns)?;
+        Some(self.take(now_ns, key, k, true))
+    }
+
+    /// Forget empty, idle queues (their state: budget, F, raising) after FORGET_AFTER_NS.
+    fn sweep(&mut self, now_ns: u64) {
+        if now_ns < self.last_sweep_ns + FORGET_AFTER_NS {
+            return;
+        }
+        self.last_sweep_ns = now_ns;
+        let in_service = self.in_service;
+        self.queues.retain(|key, q| {
+            Some(*key) == in_service
+                || q.busy
+                || q.dispatched > 0
+                || !q.requests.is_empty()
+                || now_ns < q.last_active_ns + FORGET_AFTER_NS
+        });
+    }
+}
+
+impl Policy for Bfq {
+    fn name(&self) -> &'static str {
+        "bfq"
+    }
+
+    fn enqueue(&mut self, now_ns: u64, req: Request) {
+        self.sweep(now_ns);
+        let key = queue_key(req.flow.0, req.sync);
+        if !self.queues.contains_key(&key) {
+            self.create_queue(key, &req, now_ns);
+        }
+        self.seq += 1;
+        self.queued += 1;
+        let expire = if req.sync { self.fifo_expire_sync_ns } else { self.fifo_expire_async_ns };
+        let q = self.queues.get_mut(&key).expect("just made");
+        let distance_sectors = req.offset_bytes.abs_diff(q.last_end_bytes) / SECTOR_BYTES;
+        q.seek_history = (q.seek_history << 1) | u32::from(distance_sectors > SEEK_THRESHOLD_SECTORS);
+        q.last_end_bytes = req.end_bytes();
+        q.last_active_ns = now_ns;
+        q.level = req.level;
+        let was_empty = q.requests.is_empty();
+        q.requests.insert(self.seq, req, now_ns + expire);
+        if was_empty && !q.busy {
+            if self.in_service != Some(key) {
+                q.class = req.class;
+            }
+            if self.in_service == Some(key) {
+                // The queue in service got its next request while idling: it goes on.
+                self.idle_until_ns = None;
+            } else {
+                self.on_becoming_busy(key, now_ns);
+            }
+        }
+    }
+
+    fn dispatch(&mut self, now_ns: u64, ctx: &DispatchContext) -> Dispatch {
+        self.rotational = ctx.rotational;
+        self.device_depth = ctx.device_depth;
+        for _ in 0..4 {
+            let Some(key) = self.in_service.or_else(|| {
+                let key = self.select_queue(now_ns)?;
+                let timeout = self.timeout_ns;
+                let q = self.queues.get_mut(&key).expect("selected");
+                q.service = 0;
+                q.fifo_checked = false;
+                q.slice_start_ns = now_ns;
+                let coeff = if q.wr_coeff == WR_COEFF_INTERACTIVE { WR_COEFF_INTERACTIVE } else { 1 };
+                q.budget_timeout_ns = now_ns + timeout * coeff;
+                self.in_service = Some(key);
+                Some(key)
+            }) else {
+                return Dispatch::Nothing;
+            };
+            let (timed_out, has_requests) = {
+                let q = &self.queues[&key];
+                (now_ns >= q.budget_timeout_ns, !q.requests.is_empty())
+            };
+            if timed_out && has_requests {
+                self.expire(now_ns, Expiry::BudgetTimeout);
+                continue;
+            }
+            if has_requests {
+                let k = self.next_request_key(key, now_ns).expect("has requests");
+                let q = &self.queues[&key];
+                let size = sectors(q.requests.get(&k));
+                if q.service > 0 && q.service + size > q.entity_budget {
+                    self.expire(now_ns, Expiry::BudgetExhausted);
+                    continue;
+                }
+                self.idle_until_ns = None;
+                self.update_raising(key, now_ns);
+                return Dispatch::Request(self.take(now_ns, key, k, false));
+            }
+            // The queue in service has run dry.
+            let q = &self.queues[&key];
+            let wait = if ctx.barrier_pending { None } else { self.idle_time(q) };
+            let Some(idle_ns) = wait else {
+                self.expire(now_ns, Expiry::NoMoreRequests);
+                continue;
+            };
+            if q.dispatched > 0 {
+                // Requests in flight: keep the turn until the last completes, then idle (BFQ's wait_request).
+                return self.inject(now_ns, key).map_or(Dispatch::Nothing, Dispatch::Request);
+            }
+            let until = *self.idle_until_ns.get_or_insert_with(|| {
+                self.idle_waits += 1;
+                now_ns + idle_ns
+            });
+            if now_ns >= until {
+                self.expire(now_ns, Expiry::TooIdle);
+                continue;
+            }
+            return match self.inject(now_ns, key) {
+                Some(req) => Dispatch::Request(req),
+                None => Dispatch::WaitUntil(until),
+            };
+        }
+        // Four expirations in one call only happen with nothing dispatchable left; ask again soon.
+        Dispatch::WaitUntil(now_ns + 1)
+    }
+
+    fn complete(&mut self, now_ns: u64, req: &Request) {
+        if let Some(i) = self.injected_ids.iter().position(|id| *id == req.id.0) {
+            self.injected_ids.swap_remove(i);
+        }
+        let key = queue_key(req.flow.0, req.sync);
+        let in_service = self.in_service;
+        let Some(q) = self.queues.get_mut(&key) else { return };
+        q.dispatched = q.dispatched.saturating_sub(1);
+        q.last_active_ns = now_ns;
+        if Some(key) != in_service {
+            return;
+        }
+        // Injection's feedback: did the queue in service's request take longer with others injected?
+        let service_ns = req.completed_ns.saturating_sub(req.dispatched_ns);
+        if q.dispatched_with_injection {
+            if service_ns * 2 > q.baseline_service_ns * 3 {
+                q.inject_limit = q.inject_limit.saturating_sub(1);
+                if q.inject_limit == 0 {
+                    q.inject_retry_ns = now_ns + q.inject_backoff_ns;
+                    q.inject_backoff_ns = (q.inject_backoff_ns * 2).min(INJECT_BACKOFF_MAX_NS);
+                }
+            } else {
+                q.inject_limit = (q.inject_limit + 1).min(INJECT_LIMIT_MAX);
+                q.inject_backoff_ns = NS_PER_S;
+            }
+        } else {
+            q.baseline_service_ns = service_ns;
+        }
+    }
+
+    fn timer(&mut self, _now_ns: u64) {}
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
+
+    fn drain(&mut self) -> Vec<Request> {
+        let mut held = Vec::with_capacity(self.queued);
+        for q in self.queues.values_mut() {
+            q.requests.drain_into(&mut held);
+        }
+        let keys: Vec<u64> = self.queues.keys().copied().collect();
+        for key in keys {
+            self.deactivate(key);
+        }
+        for t in &mut self.trees {
+            t.eligible.clear();
+            t.ineligible.clear();
+            t.wsum = 0;
+        }
+        self.in_service = None;
+        self.idle_until_ns = None;
+        self.queued = 0;
+        self.injected_ids.clear();
+        in_arrival_order(held)
+    }
+
+    fn tunables(&self) -> &'static [TunableSpec] {
+        TUNABLES
+    }
+
+    fn tunable(&self, name: &str) -> Result<String, TunableError> {
+        if let Some(flow) = name.strip_prefix("weight.") {
+            if name == "weight.FLOW" {
+                return Ok("0".to_string());
+            }
+            let flow: u32 = flow.parse().map_err(|_| tunable::unknown(self.name(), TUNABLES, name))?;
+            return Ok(self.weights.get(&flow).copied().unwrap_or(0).to_string());
+        }
+        tunable::find(self.name(), TUNABLES, name)?;
+        Ok(match name {
+            "slice_idle" => (self.slice_idle_ns / NS_PER_MS).to_string(),
+            "strict_guarantees" => u8::from(self.strict_guarantees).to_string(),
+            "back_seek_max" => (self.back_seek_max_bytes / 1024).to_string(),
+            "back_seek_penalty" => self.back_seek_penalty.to_string(),
+            "fifo_expire_sync" => (self.fifo_expire_sync_ns / NS_PER_MS).to_string(),
+            "fifo_expire_async" => (self.fifo_expire_async_ns / NS_PER_MS).to_string(),
+            "low_latency" => u8::from(self.low_latency).to_string(),
+            "timeout_sync" => (self.timeout_ns / NS_PER_MS).to_string(),
+            "max_budget" => self.max_budget_setting.to_string(),
+            _ => unreachable!("every tunable is listed"),
+        })
+    }
+
+    fn set_tunable(&mut self, name: &str, value: &str) -> Result<(), TunableError> {
+        if let Some(flow) = name.strip_prefix("weight.") {
+            let flow: u32 = flow.parse().map_err(|_| tunable::unknown(self.name(), TUNABLES, name))?;
+            let weight = tunable::find(self.name(), TUNABLES, "weight.FLOW")?.parse_int(value)? as u64;
+            self.weights.insert(flow, weight);
+            return Ok(());
+        }
+        let spec = tunable::find(self.name(), TUNABLES, name)?;
+        match name {
+            "slice_idle" => self.slice_idle_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
+            "strict_guarantees" => self.strict_guarantees = spec.parse_bool(value)?,
+            "back_seek_max" => self.back_seek_max_bytes = spec.parse_int(value)? as u64 * 1024,
+            "back_seek_penalty" => self.back_seek_penalty = spec.parse_int(value)? as u64,
+            "fifo_expire_sync" => self.fifo_expire_sync_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
+            "fifo_expire_async" => self.fifo_expire_async_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
+            "low_latency" => self.low_latency = spec.parse_bool(value)?,
+            "timeout_sync" => self.timeout_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
+            "max_budget" => self.max_budget_setting = spec.parse_int(value)? as u64,
+            _ => unreachable!("every tunable is listed"),
+        }
+        Ok(())
+    }
+
+    fn wait_bound(&self) -> WaitBound {
+        WaitBound::Unbounded
+    }
+
+    fn stats(&self) -> Vec<(&'static str, StatValue)> {
+        let c = StatValue::Count;
+        vec![
+            ("dispatched", c(self.dispatched)),
+            ("busy_queues", c(u64::from(self.busy_queues()))),
+            ("weight_raised_busy", c(u64::from(self.wr_busy))),
+            ("expired_budget_exhausted", c(self.expirations[Expiry::BudgetExhausted as usize])),
+            ("expired_budget_timeout", c(self.expirations[Expiry::BudgetTimeout as usize])),
+            ("expired_too_idle", c(self.expirations[Expiry::TooIdle as usize])),
+            ("expired_no_more_requests", c(self.expirations[Expiry::NoMoreRequests as usize])),
+            ("expired_preempted", c(self.expirations[Expiry::Preempted as usize])),
+            ("idle_waits", c(self.idle_waits)),
+            ("injected", c(self.injected)),
+            ("raised_interactive", c(self.raised_interactive)),
+            ("raised_soft_rt", c(self.raised_soft_rt)),
+            ("peak_rate_sectors_per_s", c(self.peak_rate_sectors_per_s)),
+            ("max_budget_sectors", c(self.max_budget())),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Op;
+
+    const CTX: DispatchContext =
+        DispatchContext { in_flight: 0, device_depth: 32, barrier_pending: false, rotational: true };
+
+    fn read(id: u64, flow: u32, offset_bytes: u64, len_bytes: u64, now_ns: u64) -> Request {
+        let mut r = Request::new(id, Op::Read, offset_bytes, len_bytes, flow);
+        r.queued_ns = now_ns;
+        r
+    }
+
+    fn stat(p: &Bfq, name: &str) -> u64 {
+        match p.stats().into_iter().find(|(n, _)| *n == name) {
+            Some((_, StatValue::Count(c))) => c,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn wf2q_serves_backlogged_flows_in_proportion_to_weight() {
+        // Flows 1 and 2 always have requests; each dispatch completes at once. Weights 300 and 100.
+        let mut p = Bfq::new();
+        for (k, v) in [("weight.1", "300"), ("weight.2", "100"), ("low_latency", "0"), ("max_budget", "64")] {
+            p.set_tunable(k, v).unwrap();
+        }
+        let mut id = 0;
+        let mut served = [0u64; 3];
+        let mut next_offset = [0u64; 3];
+        let mut now = 0;
+        for flow in [1u32, 2] {
+            for _ in 0..4 {
+                p.enqueue(now, read(id, flow, next_offset[flow as usize], 4096, now));
+                next_offset[flow as usize] += 4096;
+                id += 1;
+            }
+        }
+        for _ in 0..4000 {
+            now += 1000;
+            let Dispatch::Request(mut r) = p.dispatch(now, &CTX) else { panic!("backlogged flows always have work") };
+            served[r.flow.0 as usize] += 1;
+            r.dispatched_ns = now;
+            r.completed_ns = now + 500;
+            p.complete(now + 500, &r);
+            let f = r.flow.0 as usize;
+            p.enqueue(now, read(id, r.flow.0, next_offset[f], 4096, now));
+            next_offset[f] += 4096;
+            id += 1;
+        }
+        let ratio = served[1] as f64 / served[2] as f64;
+        assert!((ratio - 3.0).abs() < 0.15, "served {served:?}, ratio {ratio}");
+    }
+
+    #[test]
+    fn interactive_raising_ends_after_its_duration() {
+        // A flow of 64 KiB reads every 10 ms: too fast to be soft real-time, too little to reach 120,000
+        // sectors in 7 s, so it is raised (x30) from its first request for wr_duration (7 s), then not.
+        let mut p = Bfq::new();
+        let mut raised_at = Vec::new();
+        for i in 0..900u64 {
+            let now = i * 10 * NS_PER_MS;
+            p.enqueue(now, read(i, 1, i * 65536, 65536, now));
+            let Dispatch::Request(mut r) = p.dispatch(now, &CTX) else { panic!("one flow, one request") };
+            raised_at.push((now, stat(&p, "weight_raised_busy") == 1 || p.queues[&queue_key(1, true)].wr_coeff > 1));
+            r.dispatched_ns = now;
+            r.completed_ns = now + NS_PER_MS;
+            p.complete(r.completed_ns, &r);
+        }
+        for (now, raised) in raised_at {
+            assert_eq!(raised, now < 7 * NS_PER_S, "at {} ms", now / NS_PER_MS);
+        }
+        assert_eq!(stat(&p, "raised_interactive"), 1);
+        assert_eq!(stat(&p, "raised_soft_rt"), 0);
+    }
+
+    /// Flow 1 (sequential, or seeky) runs dry in service while flow 2 waits; what does bfq do next?
+    fn after_flow_1_runs_dry(settings: &[(&str, &str)], seeky: bool) -> (Bfq, Dispatch) {
+        let mut p = Bfq::new();
+        for (k, v) in settings {
+            p.set_tunable(k, v).unwrap();
+        }
+        for i in 0..8u64 {
+            let offset = if seeky { i * (1 << 24) } else { i * 4096 };
+            p.enqueue(0, read(i, 1, offset, 4096, 0));
+        }
+        p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
+        for _ in 0..8 {
+            let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("flow 1 has requests") };
+            assert_eq!(r.flow.0, 1);
+            r.dispatched_ns = 0;
+            r.completed_ns = 1;
+            p.complete(1, &r);
+        }
+        let next = p.dispatch(1, &CTX);
+        (p, next)
+    }
+
+    #[test]
+    fn a_sequential_queue_is_idled_on_and_a_seeky_one_is_not_when_weights_are_equal() {
+        // Sequential, no injection: wait slice_idle (8 ms) rather than seek to flow 2; then flow 2.
+        let (mut p, next) = after_flow_1_runs_dry(&[("low_latency", "0"), ("strict_guarantees", "1")], false);
+        assert_eq!(next, Dispatch::WaitUntil(1 + 8 * NS_PER_MS));
+        assert!(matches!(p.dispatch(1 + 8 * NS_PER_MS, &CTX), Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!(stat(&p, "expired_too_idle"), 1);
+        // With injection (the default), flow 2's request goes while flow 1 keeps its turn.
+        let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0")], false);
+        assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!((stat(&p, "injected"), stat(&p, "expired_too_idle")), (1, 0));
+        // Seeky, equal weights: no idling; the turn ends at once.
+        let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0")], true);
+        assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (0, 1));
+        // Seeky but with a larger weight than flow 2 (asymmetric): idled on (flow 2 only gets in by injection).
+        let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0"), ("weight.1", "200")], true);
+        assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (1, 0));
+        assert_eq!(p.idle_until_ns, Some(1 + 8 * NS_PER_MS));
+    }
+
+    #[test]
+    fn weights_are_tunable_per_flow_and_checked() {
+        let mut p = Bfq::new();
+        p.set_tunable("weight.7", "300").unwrap();
+        assert_eq!(p.tunable("weight.7").unwrap(), "300");
+        assert_eq!(p.tunable("weight.8").unwrap(), "0");
+        assert!(p.set_tunable("weight.7", "1001").is_err());
+        assert!(p.set_tunable("weight.x", "10").is_err());
+    }
+}
