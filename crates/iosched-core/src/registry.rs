@@ -96,6 +96,13 @@ static POLICIES: &[PolicyInfo] = &[
             &[("strict_guarantees", "1"), ("weight.1", "1000"), ("timeout_sync", "5"), ("fifo_expire_sync", "1")],
         ],
     },
+    PolicyInfo {
+        name: "kyber",
+        summary: "Kyber: per-domain FIFOs with token-limited depths retuned every 100 ms toward latency targets",
+        source: "Linux block/kyber-iosched.c",
+        create: || Box::new(policies::kyber::Kyber::new()),
+        test_variants: &[&[("read_lat_nsec", "1000"), ("write_lat_nsec", "1000")]],
+    },
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

@@ -6,6 +6,7 @@ pub mod bfq;
 pub mod cam;
 pub mod deadline;
 pub mod elevator;
+pub mod kyber;
 pub mod noop;
 pub mod rr;
 pub mod sorted_fifo;
