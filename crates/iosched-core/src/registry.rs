@@ -87,6 +87,16 @@ static POLICIES: &[PolicyInfo] = &[
         ],
     },
     PolicyInfo {
+        name: "cfq",
+        summary: "CFQ: per-flow time slices scaled by level, on service trees by class and workload, with idling",
+        source: "Linux block/cfq-iosched.c",
+        create: || Box::new(policies::cfq::Cfq::new()),
+        test_variants: &[
+            &[("low_latency", "0"), ("quantum", "1"), ("slice_async_rq", "1")],
+            &[("slice_sync", "1"), ("slice_async", "1"), ("fifo_expire_sync", "1"), ("target_latency", "1")],
+        ],
+    },
+    PolicyInfo {
         name: "bfq",
         summary: "BFQ: per-flow budgets scheduled by B-WF2Q+ with weights, idling, and low-latency weight raising",
         source: "Linux block/bfq-iosched.c, bfq-wf2q.c",

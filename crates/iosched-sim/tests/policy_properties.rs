@@ -71,10 +71,13 @@ prop_compose! {
                 }
             })
             .collect();
-        Adversary {
-            requests,
-            device: format!("simple,latency_us={latency_us},bandwidth_mb_per_s=400,queue_depth={depth}"),
-        }
+        // One case in four on the 2008 disk, so that policies that idle only on rotational devices do.
+        let device = if latency_us % 4 == 0 {
+            format!("hdd:sata7200,queue_depth={depth}")
+        } else {
+            format!("simple,latency_us={latency_us},bandwidth_mb_per_s=400,queue_depth={depth}")
+        };
+        Adversary { requests, device }
     }
 }
 

@@ -27,12 +27,12 @@
 //!
 //! Cost: O(log n) per enqueue and dispatch (a [`SortedFifo`] per direction), O(1) per flow.
 
+use super::flow_map::FlowMap;
 use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::Request;
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::{NS_PER_MS, SECTOR_BYTES};
-use std::collections::HashMap;
 
 const TUNABLES: &[TunableSpec] = &[
     TunableSpec {
@@ -139,7 +139,7 @@ pub struct Anticipatory {
     anticipated: Option<u32>,
     antic: Antic,
     antic_start_ns: u64,
-    flows: HashMap<u32, FlowHistory>,
+    flows: FlowMap<u32, FlowHistory>,
     seq: u64,
     queued: usize,
     dispatched: u64,
@@ -175,7 +175,7 @@ impl Anticipatory {
             anticipated: None,
             antic: Antic::Off,
             antic_start_ns: 0,
-            flows: HashMap::new(),
+            flows: FlowMap::default(),
             seq: 0,
             queued: 0,
             dispatched: 0,

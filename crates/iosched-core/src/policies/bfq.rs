@@ -49,12 +49,13 @@
 //! Cost: O(log N) per request in the number of busy queues (two ordered maps per class for B-WF2Q+, an ordered
 //! map of requests per queue, a map of weights for the symmetry test).
 
+use super::flow_map::FlowMap;
 use super::sorted_fifo::{in_arrival_order, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Request, LEVEL_MAX};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::{NS_PER_MS, NS_PER_S, SECTOR_BYTES};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 const TUNABLES: &[TunableSpec] = &[
     TunableSpec {
@@ -281,8 +282,8 @@ pub struct Bfq {
     low_latency: bool,
     timeout_ns: u64,
     max_budget_setting: u64,
-    weights: HashMap<u32, u64>,
-    queues: HashMap<u64, Queue>,
+    weights: FlowMap<u32, u64>,
+    queues: FlowMap<u64, Queue>,
     trees: [ServiceTree; 3],
     /// Busy queues' weights (weight -> count) and per-class busy counts: the symmetry test.
     busy_weights: BTreeMap<u64, u32>,
@@ -331,8 +332,8 @@ impl Bfq {
             low_latency: true,
             timeout_ns: 125 * NS_PER_MS,
             max_budget_setting: 0,
-            weights: HashMap::new(),
-            queues: HashMap::new(),
+            weights: FlowMap::default(),
+            queues: FlowMap::default(),
             trees: Default::default(),
             busy_weights: BTreeMap::new(),
             busy_per_class: [0; 3],
@@ -689,15 +690,7 @@ impl Bfq {
                 }
             }
         }
-        let head = q.head_bytes;
-        let forward = q.requests.at_or_after(head);
-        let backward = q.requests.before(head).filter(|k| head - k.0 <= back_max);
-        match (forward, backward) {
-            (Some(f), Some(b)) => Some(if (head - b.0) * penalty < f.0 - head { b } else { f }),
-            (Some(f), None) => Some(f),
-            (None, Some(b)) => Some(b),
-            (None, None) => q.requests.lowest(),
-        }
+        q.requests.nearest_with_back_seek(q.head_bytes, back_max, penalty)
     }
 
     /// Take `key`'s request `k` out for the device, charging `key` (in service, or injected).

@@ -4,8 +4,10 @@
 pub mod anticipatory;
 pub mod bfq;
 pub mod cam;
+pub mod cfq;
 pub mod deadline;
 pub mod elevator;
+pub mod flow_map;
 pub mod kyber;
 pub mod noop;
 pub mod rr;

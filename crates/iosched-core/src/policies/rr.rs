@@ -26,12 +26,13 @@
 //!
 //! Cost: O(1) to choose a queue (a FIFO of queues), O(log n) within a queue (an ordered map).
 
+use super::flow_map::FlowMap;
 use super::sorted_fifo::in_arrival_order;
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{Op, Request};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::{NS_PER_MS, NS_PER_S};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 const TUNABLES: &[TunableSpec] = &[
     TunableSpec {
@@ -163,7 +164,7 @@ pub struct RoundRobin {
     w_anticipate: bool,
     bypass: bool,
     expire_ns: u64,
-    queues: HashMap<u32, Queue>,
+    queues: FlowMap<u32, Queue>,
     rotation: VecDeque<u32>,
     active: Option<u32>,
     wait_until_ns: Option<u64>,
@@ -193,7 +194,7 @@ impl RoundRobin {
             w_anticipate: true,
             bypass: false,
             expire_ns: 10 * NS_PER_S,
-            queues: HashMap::new(),
+            queues: FlowMap::default(),
             rotation: VecDeque::new(),
             active: None,
             wait_until_ns: None,

@@ -63,6 +63,20 @@ impl SortedFifo {
         self.by_offset.keys().next().copied()
     }
 
+    /// The elevator's next request from `head_bytes` (Linux's cfq_choose_req / bfq_choose_req): the nearest
+    /// request ahead, or the nearest behind if it lies within `back_max_bytes` and its distance times
+    /// `back_penalty` is shorter; with neither, the lowest.
+    pub fn nearest_with_back_seek(&self, head_bytes: u64, back_max_bytes: u64, back_penalty: u64) -> Option<Key> {
+        let forward = self.at_or_after(head_bytes);
+        let backward = self.before(head_bytes).filter(|k| head_bytes - k.0 <= back_max_bytes);
+        match (forward, backward) {
+            (Some(f), Some(b)) => Some(if (head_bytes - b.0) * back_penalty < f.0 - head_bytes { b } else { f }),
+            (Some(f), None) => Some(f),
+            (None, Some(b)) => Some(b),
+            (None, None) => self.lowest(),
+        }
+    }
+
     pub fn remove(&mut self, key: &Key) -> Request {
         self.by_offset.remove(key).expect("a key just found")
     }
@@ -94,6 +108,13 @@ mod tests {
         assert_eq!(q.before(150), Some((100, 1)));
         assert_eq!(q.lowest(), Some((100, 1)));
         // Taking the oldest by offset order makes the FIFO skip it.
+        // From 250: 300 is 50 ahead, 200 is 50 behind but costs 100 (penalty 2): ahead wins. From 220: 200 is
+        // 20 behind (40 with the penalty), 300 is 80 ahead: back. Nothing ahead of 350: back to 300 if within
+        // back_max, else the lowest.
+        assert_eq!(q.nearest_with_back_seek(250, 1000, 2), Some((300, 0)));
+        assert_eq!(q.nearest_with_back_seek(220, 1000, 2), Some((200, 2)));
+        assert_eq!(q.nearest_with_back_seek(350, 1000, 2), Some((300, 0)));
+        assert_eq!(q.nearest_with_back_seek(350, 10, 2), Some((100, 1)));
         q.remove(&(300, 0));
         assert_eq!(q.oldest(), Some(((100, 1), 10)));
         let mut held = Vec::new();
