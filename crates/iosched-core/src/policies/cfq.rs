@@ -277,15 +277,15 @@ impl Cfq {
         }
     }
 
-    /// Put a busy queue on its service tree (cfq_service_tree_add).
-    fn add_to_tree(&mut self, key: u64, now_ns: u64) {
+    /// Put a busy queue on its service tree (cfq_service_tree_add); `front` puts it before every other.
+    fn add_to_tree(&mut self, key: u64, now_ns: u64, front: bool) {
         let q = &self.queues[&key];
         let class = q.class as usize;
         let workload = self.workload_of(q);
         let offset = u64::from(self.busy_per_class[class].saturating_sub(1))
             * self.prio_slice_ns(true, 0).saturating_sub(self.prio_slice_ns(q.sync, q.level));
         self.seq += 1;
-        let position = (now_ns + offset, self.seq);
+        let position = if front { (0, self.seq) } else { (now_ns + offset, self.seq) };
         self.trees[class][workload].insert(position, key);
         self.queues.get_mut(&key).expect("exists").on_tree = Some((class, workload, position));
     }
@@ -330,7 +330,7 @@ impl Cfq {
         if self.queues[&key].requests.is_empty() {
             self.mark_idle(key);
         } else {
-            self.add_to_tree(key, now_ns);
+            self.add_to_tree(key, now_ns, false);
         }
     }
 
@@ -504,14 +504,18 @@ impl Policy for Cfq {
             q.class = req.class;
             q.level = req.level;
             self.mark_busy(key);
-            self.add_to_tree(key, now_ns);
+            self.add_to_tree(key, now_ns, false);
         }
-        // Preemption (cfq_should_preempt): a higher class, or sync over async.
+        // Preemption (cfq_should_preempt): a higher class, or sync over async. As cfq_preempt_queue does, the
+        // preempting queue goes to the front of its tree and the workload slice ends, so it is served next.
         if let Some(current) = self.in_service {
             let cur = &self.queues[&current];
             if req.class < cur.class || (sync && !cur.sync && class == cur.class) {
                 self.preemptions += 1;
                 self.expire(now_ns);
+                self.remove_from_tree(key);
+                self.add_to_tree(key, now_ns, true);
+                self.workload_expires_ns = 0;
             }
         }
     }
@@ -784,6 +788,23 @@ mod tests {
             }
         }
         turns
+    }
+
+    #[test]
+    fn a_sync_request_preempts_an_async_slice_and_is_served_next() {
+        let mut p = Cfq::new();
+        for i in 0..20u64 {
+            let mut w = Request::new(i, Op::Write, i * 4096, 4096, 1);
+            w.sync = false;
+            p.enqueue(0, w);
+        }
+        let Dispatch::Request(mut w) = p.dispatch(0, &CTX) else { panic!() };
+        w.dispatched_ns = 0;
+        w.completed_ns = NS_PER_MS;
+        p.complete(NS_PER_MS, &w);
+        p.enqueue(NS_PER_MS, Request::new(100, Op::Read, 1 << 30, 4096, 2));
+        assert!(matches!(p.dispatch(NS_PER_MS, &CTX), Dispatch::Request(r) if r.id.0 == 100));
+        assert_eq!(p.stats().iter().find(|(n, _)| *n == "preemptions").unwrap().1, StatValue::Count(1));
     }
 
     #[test]
