@@ -89,6 +89,12 @@ pub trait Policy: Send {
     /// A tunable's current value, as text that [`Policy::set_tunable`] accepts.
     fn tunable(&self, name: &str) -> Result<String, TunableError>;
 
+    /// Every tunable's current value, for reports: by default one pair per [`TunableSpec`]. A policy with
+    /// per-flow tunables (bfq's `weight.FLOW`) lists the ones that are set instead of the pattern.
+    fn tunable_values(&self) -> Vec<(String, String)> {
+        self.tunables().iter().map(|t| (t.name.to_string(), self.tunable(t.name).unwrap_or_default())).collect()
+    }
+
     /// Set a tunable, validated; on error nothing changes.
     fn set_tunable(&mut self, name: &str, value: &str) -> Result<(), TunableError>;
 

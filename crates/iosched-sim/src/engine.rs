@@ -617,11 +617,7 @@ impl Engine {
         SimOutput {
             result: RunResult {
                 policy: policy.name().to_string(),
-                policy_tunables: policy
-                    .tunables()
-                    .iter()
-                    .map(|t| (t.name.to_string(), policy.tunable(t.name).unwrap_or_default()))
-                    .collect(),
+                policy_tunables: policy.tunable_values(),
                 policy_stats: policy.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
                 device: self.device.describe(),
                 device_stats: self.device.stats(),

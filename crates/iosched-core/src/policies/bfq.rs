@@ -951,6 +951,18 @@ impl Policy for Bfq {
         })
     }
 
+    fn tunable_values(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = TUNABLES
+            .iter()
+            .filter(|t| t.name != "weight.FLOW")
+            .map(|t| (t.name.to_string(), self.tunable(t.name).unwrap_or_default()))
+            .collect();
+        let mut weights: Vec<(&u32, &u64)> = self.weights.iter().collect();
+        weights.sort_unstable();
+        out.extend(weights.into_iter().map(|(flow, w)| (format!("weight.{flow}"), w.to_string())));
+        out
+    }
+
     fn set_tunable(&mut self, name: &str, value: &str) -> Result<(), TunableError> {
         if let Some(flow) = name.strip_prefix("weight.") {
             let flow: u32 = flow.parse().map_err(|_| tunable::unknown(self.name(), TUNABLES, name))?;
@@ -1128,5 +1140,9 @@ mod tests {
         assert_eq!(p.tunable("weight.8").unwrap(), "0");
         assert!(p.set_tunable("weight.7", "1001").is_err());
         assert!(p.set_tunable("weight.x", "10").is_err());
+        p.set_tunable("weight.2", "50").unwrap();
+        let listed: Vec<String> = p.tunable_values().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert!(listed.ends_with(&["weight.2=50".to_string(), "weight.7=300".to_string()]), "{listed:?}");
+        assert!(!listed.iter().any(|kv| kv.starts_with("weight.FLOW")));
     }
 }
