@@ -3,6 +3,7 @@
 
 use crate::policies;
 use crate::policy::Policy;
+use crate::tunable::TunableError;
 use thiserror::Error;
 
 /// One registered policy.
@@ -140,6 +141,28 @@ pub fn create(name: &str) -> Result<Box<dyn Policy>, UnknownPolicy> {
     info(name).map(|p| (p.create)())
 }
 
+/// Why a policy could not be made as asked.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum PolicyConfigError {
+    #[error(transparent)]
+    Unknown(#[from] UnknownPolicy),
+    #[error(transparent)]
+    Tunable(#[from] TunableError),
+}
+
+/// A new instance of the policy called `name` with `(tunable, value)` settings applied in order: what the command
+/// line's `--policy NAME --set k=v`, experiments and tests all build.
+pub fn create_with<'a>(
+    name: &str,
+    settings: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Box<dyn Policy>, PolicyConfigError> {
+    let mut policy = create(name)?;
+    for (key, value) in settings {
+        policy.set_tunable(key, value)?;
+    }
+    Ok(policy)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +177,15 @@ mod tests {
                 assert!(!spec.description.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn create_with_applies_settings_in_order_and_names_what_is_wrong() {
+        let p = create_with("cam", [("write.max", "1"), ("write.current", "1")]).unwrap();
+        assert_eq!(p.tunable("write.current").unwrap(), "1");
+        let err = create_with("cam", [("write.curent", "1")]).err().unwrap().to_string();
+        assert!(err.contains("'write.curent'"), "{err}");
+        assert!(matches!(create_with("cfqq", []), Err(PolicyConfigError::Unknown(_))));
     }
 
     #[test]

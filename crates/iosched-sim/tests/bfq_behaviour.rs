@@ -1,7 +1,6 @@
 //! BFQ's defining behaviour on the 2008 SATA disk (issue 7): service in proportion to weight, and weight raising
 //! that lets a newly started, interactive flow finish fast beside sequential readers.
 
-use iosched_core::policy::Policy;
 use iosched_core::registry;
 use iosched_core::results::RunResult;
 use iosched_device::parse_spec;
@@ -9,10 +8,7 @@ use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::fio::parse_str;
 
 fn run(jobs: &str, settings: &[(&str, &str)]) -> RunResult {
-    let mut p: Box<dyn Policy> = registry::create("bfq").unwrap();
-    for (k, v) in settings {
-        p.set_tunable(k, v).unwrap();
-    }
+    let p = registry::create_with("bfq", settings.iter().copied()).unwrap();
     let jobs = parse_str(jobs, "bfq.fio").unwrap();
     let config = SimConfig { seed: 1, record_log: false };
     simulate(&Workload::from_jobs(&jobs), p, parse_spec("hdd:sata7200").unwrap(), Vec::new(), &config).unwrap().result

@@ -3,7 +3,7 @@
 //! behind them; limiting writes at the device to one (cam's write queue_depth limiter) brings read latency down
 //! while the fill still progresses, and the read-latency control loop lowers the write limit on its own.
 
-use iosched_core::policy::{Policy, StatValue};
+use iosched_core::policy::StatValue;
 use iosched_core::registry;
 use iosched_core::results::RunResult;
 use iosched_device::parse_spec;
@@ -15,10 +15,7 @@ const JOBS: &str = "[global]\nioengine=libaio\ndirect=1\ntime_based\nruntime=10\
                     [writer]\nrw=write\nbs=1m\niodepth=32\noffset=50%\n";
 
 fn run(policy: &str, settings: &[(&str, &str)]) -> RunResult {
-    let mut p: Box<dyn Policy> = registry::create(policy).unwrap();
-    for (k, v) in settings {
-        p.set_tunable(k, v).unwrap();
-    }
+    let p = registry::create_with(policy, settings.iter().copied()).unwrap();
     let jobs = parse_str(JOBS, "fill.fio").unwrap();
     let config = SimConfig { seed: 1, record_log: false };
     simulate(&Workload::from_jobs(&jobs), p, parse_spec("ssd:netflix").unwrap(), Vec::new(), &config).unwrap().result

@@ -99,11 +99,7 @@ fn configurations() -> Vec<(String, Factory)> {
             out.push((
                 label,
                 Box::new(move || {
-                    let mut p = (info.create)();
-                    for (k, v) in variant.iter() {
-                        p.set_tunable(k, v).expect("test variants use valid tunables");
-                    }
-                    p
+                    registry::create_with(info.name, variant.iter().copied()).expect("test variants use valid tunables")
                 }),
             ));
         }

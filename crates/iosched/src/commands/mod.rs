@@ -21,11 +21,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 /// A policy by name with `key=value` tunables applied.
 pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, CliError> {
-    let mut policy = registry::create(name).map_err(bad)?;
-    for setting in settings {
-        let (key, value) =
-            setting.split_once('=').ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{setting}'")))?;
-        policy.set_tunable(key.trim(), value.trim()).map_err(bad)?;
-    }
-    Ok(policy)
+    let pairs = settings
+        .iter()
+        .map(|s| {
+            let (key, value) = s.split_once('=').ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{s}'")))?;
+            Ok((key.trim(), value.trim()))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
+    registry::create_with(name, pairs).map_err(bad)
 }
