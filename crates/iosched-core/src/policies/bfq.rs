@@ -36,7 +36,7 @@
 //!   requests complete within 1.5x the service time they had without injection and shrinks otherwise. It
 //!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
 //!   that hurt, the next waits 1 s, doubling up to 64 s.
-//! - Within a queue: one-way elevator with back seeks up to back_seek_max at back_seek_penalty, and the FIFO
+//! - Within a queue (policies/flow_queue.rs): one-way elevator with back seeks up to back_seek_max at back_seek_penalty, and the FIFO
 //!   head served first once per turn when it is older than fifo_expire_sync / fifo_expire_async.
 //!
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
@@ -50,7 +50,8 @@
 //! map of requests per queue, a map of weights for the symmetry test).
 
 use super::flow_map::FlowMap;
-use super::sorted_fifo::{in_arrival_order, SortedFifo};
+use super::flow_queue::{self, FlowQueueOrder};
+use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Request, LEVEL_MAX};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
@@ -70,30 +71,10 @@ const TUNABLES: &[TunableSpec] = &[
         default: "0",
         description: "idle for every sync queue and never inject: guarantees over throughput",
     },
-    TunableSpec {
-        name: "back_seek_max",
-        kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "KiB" },
-        default: "16384",
-        description: "longest backward seek taken within a queue",
-    },
-    TunableSpec {
-        name: "back_seek_penalty",
-        kind: TunableKind::Int { min: 1, max: 1000, unit: "x" },
-        default: "2",
-        description: "how much a backward seek costs against a forward one",
-    },
-    TunableSpec {
-        name: "fifo_expire_sync",
-        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
-        default: "125",
-        description: "age at which a sync request is served before the elevator's choice",
-    },
-    TunableSpec {
-        name: "fifo_expire_async",
-        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
-        default: "250",
-        description: "age at which an async request is served before the elevator's choice",
-    },
+    flow_queue::TUNABLES[0],
+    flow_queue::TUNABLES[1],
+    flow_queue::TUNABLES[2],
+    flow_queue::TUNABLES[3],
     TunableSpec {
         name: "low_latency",
         kind: TunableKind::Bool,
@@ -275,10 +256,7 @@ fn sectors(req: &Request) -> u64 {
 pub struct Bfq {
     slice_idle_ns: u64,
     strict_guarantees: bool,
-    back_seek_max_bytes: u64,
-    back_seek_penalty: u64,
-    fifo_expire_sync_ns: u64,
-    fifo_expire_async_ns: u64,
+    order: FlowQueueOrder,
     low_latency: bool,
     timeout_ns: u64,
     max_budget_setting: u64,
@@ -325,10 +303,7 @@ impl Bfq {
         Bfq {
             slice_idle_ns: 8 * NS_PER_MS,
             strict_guarantees: false,
-            back_seek_max_bytes: 16384 * 1024,
-            back_seek_penalty: 2,
-            fifo_expire_sync_ns: 125 * NS_PER_MS,
-            fifo_expire_async_ns: 250 * NS_PER_MS,
+            order: FlowQueueOrder::default(),
             low_latency: true,
             timeout_ns: 125 * NS_PER_MS,
             max_budget_setting: 0,
@@ -677,20 +652,10 @@ impl Bfq {
         None
     }
 
-    /// The next request of a queue: the FIFO head once per turn if expired, else the elevator's choice with
-    /// bounded, penalised back seeks.
-    fn next_request_key(&mut self, key: u64, now_ns: u64) -> Option<(u64, u64)> {
-        let (back_max, penalty) = (self.back_seek_max_bytes, self.back_seek_penalty);
+    /// The next request of a queue (see [`FlowQueueOrder::next`]).
+    fn next_request_key(&mut self, key: u64, now_ns: u64) -> Option<Key> {
         let q = self.queues.get_mut(&key)?;
-        if !q.fifo_checked {
-            if let Some((k, deadline)) = q.requests.oldest() {
-                if now_ns >= deadline {
-                    q.fifo_checked = true;
-                    return Some(k);
-                }
-            }
-        }
-        q.requests.nearest_with_back_seek(q.head_bytes, back_max, penalty)
+        self.order.next(&mut q.requests, now_ns, &mut q.fifo_checked, q.head_bytes).map(|(k, _)| k)
     }
 
     /// Take `key`'s request `k` out for the device, charging `key` (in service, or injected).
@@ -779,7 +744,7 @@ impl Policy for Bfq {
         }
         self.seq += 1;
         self.queued += 1;
-        let expire = if req.sync { self.fifo_expire_sync_ns } else { self.fifo_expire_async_ns };
+        let deadline_ns = self.order.deadline_ns(now_ns, req.sync);
         let q = self.queues.get_mut(&key).expect("just made");
         let distance_sectors = req.offset_bytes.abs_diff(q.last_end_bytes) / SECTOR_BYTES;
         q.seek_history = (q.seek_history << 1) | u32::from(distance_sectors > SEEK_THRESHOLD_SECTORS);
@@ -787,7 +752,7 @@ impl Policy for Bfq {
         q.last_active_ns = now_ns;
         q.level = req.level;
         let was_empty = q.requests.is_empty();
-        q.requests.insert(self.seq, req, now_ns + expire);
+        q.requests.insert(self.seq, req, deadline_ns);
         if was_empty && !q.busy {
             if self.in_service != Some(key) {
                 q.class = req.class;
@@ -937,13 +902,12 @@ impl Policy for Bfq {
             return Ok(self.weights.get(&flow).copied().unwrap_or(0).to_string());
         }
         tunable::find(self.name(), TUNABLES, name)?;
+        if let Some(value) = self.order.tunable(name) {
+            return Ok(value);
+        }
         Ok(match name {
             "slice_idle" => (self.slice_idle_ns / NS_PER_MS).to_string(),
             "strict_guarantees" => u8::from(self.strict_guarantees).to_string(),
-            "back_seek_max" => (self.back_seek_max_bytes / 1024).to_string(),
-            "back_seek_penalty" => self.back_seek_penalty.to_string(),
-            "fifo_expire_sync" => (self.fifo_expire_sync_ns / NS_PER_MS).to_string(),
-            "fifo_expire_async" => (self.fifo_expire_async_ns / NS_PER_MS).to_string(),
             "low_latency" => u8::from(self.low_latency).to_string(),
             "timeout_sync" => (self.timeout_ns / NS_PER_MS).to_string(),
             "max_budget" => self.max_budget_setting.to_string(),
@@ -971,13 +935,12 @@ impl Policy for Bfq {
             return Ok(());
         }
         let spec = tunable::find(self.name(), TUNABLES, name)?;
+        if let Some(result) = self.order.set_tunable(name, value) {
+            return result;
+        }
         match name {
             "slice_idle" => self.slice_idle_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
             "strict_guarantees" => self.strict_guarantees = spec.parse_bool(value)?,
-            "back_seek_max" => self.back_seek_max_bytes = spec.parse_int(value)? as u64 * 1024,
-            "back_seek_penalty" => self.back_seek_penalty = spec.parse_int(value)? as u64,
-            "fifo_expire_sync" => self.fifo_expire_sync_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
-            "fifo_expire_async" => self.fifo_expire_async_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
             "low_latency" => self.low_latency = spec.parse_bool(value)?,
             "timeout_sync" => self.timeout_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
             "max_budget" => self.max_budget_setting = spec.parse_int(value)? as u64,

@@ -25,7 +25,7 @@
 //!   non-rotational devices. Async queues never idle.
 //! - Preemption: a new request of a higher-class queue, or a sync request while an async queue is in service,
 //!   ends the current slice.
-//! - Within a queue: one-way elevator with back seeks up to back_seek_max at back_seek_penalty; once per slice
+//! - Within a queue (policies/flow_queue.rs): one-way elevator with back seeks up to back_seek_max at back_seek_penalty; once per slice
 //!   the FIFO head goes first if older than fifo_expire_sync / fifo_expire_async.
 //!
 //! Differences: there are no cgroups (group_idle is accepted and has no effect; all queues are in one group);
@@ -34,7 +34,8 @@
 //! Cost: O(log N) in busy queues (ordered maps per class and workload), O(log n) within a queue.
 
 use super::flow_map::FlowMap;
-use super::sorted_fifo::{in_arrival_order, SortedFifo};
+use super::flow_queue::{self, FlowQueueOrder};
+use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Request, LEVEL_MAX};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
@@ -48,30 +49,10 @@ const TUNABLES: &[TunableSpec] = &[
         default: "8",
         description: "requests of the queue in service at the device (half of it while its slice may end soon)",
     },
-    TunableSpec {
-        name: "fifo_expire_sync",
-        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
-        default: "125",
-        description: "age at which a sync request is served before the elevator's choice",
-    },
-    TunableSpec {
-        name: "fifo_expire_async",
-        kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
-        default: "250",
-        description: "age at which an async request is served before the elevator's choice",
-    },
-    TunableSpec {
-        name: "back_seek_max",
-        kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "KiB" },
-        default: "16384",
-        description: "longest backward seek taken within a queue",
-    },
-    TunableSpec {
-        name: "back_seek_penalty",
-        kind: TunableKind::Int { min: 1, max: 1000, unit: "x" },
-        default: "2",
-        description: "how much a backward seek costs against a forward one",
-    },
+    flow_queue::TUNABLES[0],
+    flow_queue::TUNABLES[1],
+    flow_queue::TUNABLES[2],
+    flow_queue::TUNABLES[3],
     TunableSpec {
         name: "slice_sync",
         kind: TunableKind::Int { min: 1, max: 60000, unit: "ms" },
@@ -156,9 +137,7 @@ impl Queue {
 
 pub struct Cfq {
     quantum: u32,
-    fifo_expire_ns: [u64; 2],
-    back_seek_max_bytes: u64,
-    back_seek_penalty: u64,
+    order: FlowQueueOrder,
     slice_sync_ns: u64,
     slice_async_ns: u64,
     slice_async_rq: u32,
@@ -205,9 +184,7 @@ impl Cfq {
     pub fn new() -> Cfq {
         Cfq {
             quantum: 8,
-            fifo_expire_ns: [250 * NS_PER_MS, 125 * NS_PER_MS],
-            back_seek_max_bytes: 16384 * 1024,
-            back_seek_penalty: 2,
+            order: FlowQueueOrder::default(),
             slice_sync_ns: 100 * NS_PER_MS,
             slice_async_ns: 40 * NS_PER_MS,
             slice_async_rq: 2,
@@ -423,20 +400,12 @@ impl Cfq {
         q.dispatched < max_dispatch
     }
 
-    /// The next request of a queue (cfq_check_fifo, then cfq_choose_req's elevator).
-    fn next_request_key(&mut self, key: u64, now_ns: u64) -> Option<(u64, u64)> {
-        let (back_max, penalty) = (self.back_seek_max_bytes, self.back_seek_penalty);
+    /// The next request of a queue (see [`FlowQueueOrder::next`]).
+    fn next_request_key(&mut self, key: u64, now_ns: u64) -> Option<Key> {
         let q = self.queues.get_mut(&key)?;
-        if !q.fifo_checked {
-            q.fifo_checked = true;
-            if let Some((k, deadline)) = q.requests.oldest() {
-                if now_ns >= deadline {
-                    self.fifo_expired += 1;
-                    return Some(k);
-                }
-            }
-        }
-        q.requests.nearest_with_back_seek(q.head_bytes, back_max, penalty)
+        let (k, from_fifo) = self.order.next(&mut q.requests, now_ns, &mut q.fifo_checked, q.head_bytes)?;
+        self.fifo_expired += u64::from(from_fifo);
+        Some(k)
     }
 
     /// 2 x slice_async_rq x (8 - level): requests an async queue may dispatch in one slice.
@@ -492,7 +461,7 @@ impl Policy for Cfq {
         q.last_active_ns = now_ns;
         self.seq += 1;
         self.queued += 1;
-        let deadline = now_ns + self.fifo_expire_ns[usize::from(req.sync)];
+        let deadline = self.order.deadline_ns(now_ns, req.sync);
         q.requests.insert(self.seq, req, deadline);
         let (was_busy, class, sync) = (q.busy, q.class, q.sync);
         if self.in_service == Some(key) {
@@ -638,13 +607,12 @@ impl Policy for Cfq {
 
     fn tunable(&self, name: &str) -> Result<String, TunableError> {
         tunable::find(self.name(), TUNABLES, name)?;
+        if let Some(value) = self.order.tunable(name) {
+            return Ok(value);
+        }
         let ms = |ns: u64| (ns / NS_PER_MS).to_string();
         Ok(match name {
             "quantum" => self.quantum.to_string(),
-            "fifo_expire_sync" => ms(self.fifo_expire_ns[1]),
-            "fifo_expire_async" => ms(self.fifo_expire_ns[0]),
-            "back_seek_max" => (self.back_seek_max_bytes / 1024).to_string(),
-            "back_seek_penalty" => self.back_seek_penalty.to_string(),
             "slice_sync" => ms(self.slice_sync_ns),
             "slice_async" => ms(self.slice_async_ns),
             "slice_async_rq" => self.slice_async_rq.to_string(),
@@ -658,17 +626,16 @@ impl Policy for Cfq {
 
     fn set_tunable(&mut self, name: &str, value: &str) -> Result<(), TunableError> {
         let spec = tunable::find(self.name(), TUNABLES, name)?;
-        if spec.kind == TunableKind::Bool {
+        if let Some(result) = self.order.set_tunable(name, value) {
+            return result;
+        }
+        if name == "low_latency" {
             self.low_latency = spec.parse_bool(value)?;
             return Ok(());
         }
         let v = spec.parse_int(value)? as u64;
         match name {
             "quantum" => self.quantum = v as u32,
-            "fifo_expire_sync" => self.fifo_expire_ns[1] = v * NS_PER_MS,
-            "fifo_expire_async" => self.fifo_expire_ns[0] = v * NS_PER_MS,
-            "back_seek_max" => self.back_seek_max_bytes = v * 1024,
-            "back_seek_penalty" => self.back_seek_penalty = v,
             "slice_sync" => self.slice_sync_ns = v * NS_PER_MS,
             "slice_async" => self.slice_async_ns = v * NS_PER_MS,
             "slice_async_rq" => self.slice_async_rq = v as u32,

@@ -8,6 +8,7 @@ pub mod cfq;
 pub mod deadline;
 pub mod elevator;
 pub mod flow_map;
+pub mod flow_queue;
 pub mod kyber;
 pub mod noop;
 pub mod rr;
