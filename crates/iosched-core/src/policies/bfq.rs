@@ -36,8 +36,9 @@
 //!   requests complete within 1.5x the service time they had without injection and shrinks otherwise. It
 //!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
 //!   that hurt, the next waits 1 s, doubling up to 64 s.
-//! - Within a queue (policies/flow_queue.rs): one-way elevator with back seeks up to back_seek_max at back_seek_penalty, and the FIFO
-//!   head served first once per turn when it is older than fifo_expire_sync / fifo_expire_async.
+//! - Within a queue (policies/flow_queue.rs): at a turn's first choice the FIFO head if it is older than
+//!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
+//!   back_seek_penalty.
 //!
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /

@@ -25,8 +25,9 @@
 //!   non-rotational devices. Async queues never idle.
 //! - Preemption: a new request of a higher-class queue, or a sync request while an async queue is in service,
 //!   ends the current slice.
-//! - Within a queue (policies/flow_queue.rs): one-way elevator with back seeks up to back_seek_max at back_seek_penalty; once per slice
-//!   the FIFO head goes first if older than fifo_expire_sync / fifo_expire_async.
+//! - Within a queue (policies/flow_queue.rs): at a slice's first choice the FIFO head if it is older than
+//!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
+//!   back_seek_penalty.
 //!
 //! Differences: there are no cgroups (group_idle is accepted and has no effect; all queues are in one group);
 //! slice residuals are not carried into the next key; async queues are per flow rather than shared per
