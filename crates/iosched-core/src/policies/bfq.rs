@@ -770,7 +770,9 @@ impl Policy for Bfq {
     fn dispatch(&mut self, now_ns: u64, ctx: &DispatchContext) -> Dispatch {
         self.rotational = ctx.rotational;
         self.device_depth = ctx.device_depth;
-        for _ in 0..4 {
+        // At most two rounds: a turn that ends (timeout, budget, ran dry) and the next queue's, which starts with
+        // a fresh budget and timeout and so dispatches, or idles, or there is no queue.
+        for _ in 0..2 {
             let Some(key) = self.in_service.or_else(|| {
                 let key = self.select_queue(now_ns)?;
                 let timeout = self.timeout_ns;
@@ -829,7 +831,7 @@ impl Policy for Bfq {
                 None => Dispatch::WaitUntil(until),
             };
         }
-        // Four expirations in one call only happen with nothing dispatchable left; ask again soon.
+        debug_assert!(false, "a newly selected queue neither dispatched nor waited");
         Dispatch::WaitUntil(now_ns + 1)
     }
 
@@ -862,8 +864,6 @@ impl Policy for Bfq {
             q.baseline_service_ns = service_ns;
         }
     }
-
-    fn timer(&mut self, _now_ns: u64) {}
 
     fn queued(&self) -> usize {
         self.queued

@@ -610,8 +610,8 @@ impl Cam {
         self.next_tick_ns + (at_ns - self.next_tick_ns).div_ceil(tick) * tick
     }
 
-    /// May a trim go now (cam_iosched_has_more_trim)?
-    fn trims_releasable(&mut self, now_ns: u64, ctx: &DispatchContext) -> bool {
+    /// May a trim go now (cam_iosched_has_more_trim)? A batch that becomes due is released whole.
+    fn release_trims(&mut self, now_ns: u64, ctx: &DispatchContext) -> bool {
         let queued = self.queues[TRIM].len() as u64;
         if queued == 0 {
             return false;
@@ -634,7 +634,7 @@ impl Cam {
 
     /// A trim, if one may go and the read bias does not hold it back (cam_iosched_get_trim).
     fn get_trim(&mut self, now_ns: u64, ctx: &DispatchContext) -> Option<Request> {
-        if !self.trims_releasable(now_ns, ctx) {
+        if !self.release_trims(now_ns, ctx) {
             return None;
         }
         if !self.queues[READ].is_empty() && self.current_read_bias > 0 {
@@ -705,11 +705,12 @@ impl Cam {
                 consider(self.tick_at_or_after(self.next_steer_ns));
             }
         }
-        // A read bias exhausted against limited reads, or a held trim, is re-examined at the next tick, as
-        // FreeBSD's ticker reschedules.
+        // Trims held for their goal go when trim_ticks have passed.
         if !self.queues[TRIM].is_empty() && self.trim_goal > 0 && self.trim_ns > 0 {
             consider(self.last_trim_ns + self.trim_ns);
         }
+        // A write or trim held back by the read bias while the reads cannot go: FreeBSD's ticker asks again
+        // every tick, spending the bias until the write goes.
         if self.current_read_bias > 0 && (!self.queues[WRITE].is_empty() || !self.queues[TRIM].is_empty()) {
             consider(self.next_tick_ns);
         }

@@ -492,7 +492,9 @@ impl Policy for Cfq {
 
     fn dispatch(&mut self, now_ns: u64, ctx: &DispatchContext) -> Dispatch {
         self.rotational = ctx.rotational;
-        for _ in 0..4 {
+        // At most two rounds: a slice that ends and the next queue's, which is new (its slice starts at its first
+        // completion) and has requests, so it dispatches or waits for the device.
+        for _ in 0..2 {
             let key = match self.in_service {
                 Some(key) => key,
                 None => match self.select_queue(now_ns) {
@@ -554,6 +556,7 @@ impl Policy for Cfq {
             }
             return Dispatch::WaitUntil(until);
         }
+        debug_assert!(false, "a newly selected queue neither dispatched nor waited");
         Dispatch::WaitUntil(now_ns + 1)
     }
 

@@ -21,6 +21,7 @@
 //! stays empty. Bound: none (a domain out of tokens waits while others are served).
 //! Cost: O(1) per request; the timer is O(buckets).
 
+use super::sorted_fifo::in_arrival_order;
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{Op, Request};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
@@ -46,6 +47,7 @@ const DOMAINS: usize = 4;
 const READ: usize = 0;
 const WRITE: usize = 1;
 const DISCARD: usize = 2;
+const OTHER: usize = 3;
 const CAPS: [u32; DOMAINS] = [256, 128, 64, 16];
 const BATCH: [u32; DOMAINS] = [16, 8, 1, 1];
 const DISCARD_TARGET_NS: u64 = 5 * NS_PER_S;
@@ -67,7 +69,8 @@ const STAT_NAMES: [[&str; 3]; DOMAINS] = [
 
 #[derive(Clone)]
 struct Domain {
-    fifo: VecDeque<Request>,
+    /// (arrival sequence, request).
+    fifo: VecDeque<(u64, Request)>,
     depth: u32,
     in_flight: u32,
     /// [total, io] latency histograms.
@@ -84,6 +87,7 @@ pub struct Kyber {
     domains: [Domain; DOMAINS],
     cur_domain: usize,
     batching: u32,
+    seq: u64,
     timer_at_ns: Option<u64>,
     dispatched: u64,
     congested_windows: u64,
@@ -101,7 +105,7 @@ fn domain_of(op: Op) -> usize {
         Op::Read => READ,
         Op::Write => WRITE,
         Op::Trim => DISCARD,
-        Op::Flush => 3,
+        Op::Flush => OTHER,
     }
 }
 
@@ -121,6 +125,7 @@ impl Kyber {
             domains: [domain(CAPS[0]), domain(CAPS[1]), domain(CAPS[2]), domain(CAPS[3])],
             cur_domain: 0,
             batching: 0,
+            seq: 0,
             timer_at_ns: None,
             dispatched: 0,
             congested_windows: 0,
@@ -222,7 +227,7 @@ impl Kyber {
         d.in_flight += 1;
         self.batching += 1;
         self.dispatched += 1;
-        d.fifo.pop_front()
+        d.fifo.pop_front().map(|(_, r)| r)
     }
 }
 
@@ -233,7 +238,8 @@ impl Policy for Kyber {
 
     fn enqueue(&mut self, now_ns: u64, req: Request) {
         self.run_timer(now_ns);
-        self.domains[domain_of(req.op)].fifo.push_back(req);
+        self.seq += 1;
+        self.domains[domain_of(req.op)].fifo.push_back((self.seq, req));
     }
 
     fn dispatch(&mut self, now_ns: u64, _ctx: &DispatchContext) -> Dispatch {
@@ -275,9 +281,7 @@ impl Policy for Kyber {
     }
 
     fn drain(&mut self) -> Vec<Request> {
-        let mut held: Vec<Request> = self.domains.iter_mut().flat_map(|d| d.fifo.drain(..)).collect();
-        held.sort_unstable_by_key(|r| r.id);
-        held
+        in_arrival_order(self.domains.iter_mut().flat_map(|d| d.fifo.drain(..)).collect())
     }
 
     fn tunables(&self) -> &'static [TunableSpec] {
