@@ -5,8 +5,9 @@
 //! - Offset: the region is split into `nrfiles` equal files served round robin, as fio's default
 //!   file_service_type does. Sequential I/O keeps one cursor per file and direction that wraps at the file's
 //!   end, skipping the rw `:N` suffix's bytes after each I/O. Random I/O (with percentage_random's share) picks a
-//!   block-aligned offset in the file by random_distribution; with a `:N` suffix, N I/Os share each random
-//!   pick (the next blocks for rw_sequencer=sequential, the same block for identical).
+//!   block-aligned offset in the file by random_distribution and moves the cursor after it (fio's last_pos); with
+//!   a `:N` suffix, N I/Os share each random pick (the next blocks for rw_sequencer=sequential, the same block
+//!   for identical).
 //! - Skewed distributions follow fio's: zipf by Gray et al.'s method with zeta(n) summed exactly up to 10^7 terms
 //!   and by the integral beyond (fio caps the same way), pareto as n x u^(ln h / ln(1-h)); both spread the hot
 //!   blocks over the file with a hash, as fio does. normal is centred on the file with its deviation a share of
@@ -285,6 +286,8 @@ impl IoGenerator {
                 self.run_left[dir] = self.rw_suffix - 1;
                 self.run_at[dir] = (file, at);
             }
+            // As fio's last_pos: a sequential I/O after a random one (percentage_random) continues from it.
+            self.cursors_bytes[file as usize][dir] = at + len_bytes;
             at
         } else {
             let cursor = &mut self.cursors_bytes[file as usize][dir];
@@ -328,6 +331,22 @@ mod tests {
         let (mut g, mut rng) = generator(&job, 0, 1 << 20);
         let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes).collect();
         assert_eq!(offs, vec![0, 512 << 10, 4096, (512 << 10) + 4096]);
+    }
+
+    #[test]
+    fn a_sequential_io_after_a_random_one_continues_from_it() {
+        // percentage_random=30: each I/O either jumps or follows the one before it, as fio's last_pos does, so
+        // exactly the random ones (about 30 %) start away from where the previous I/O ended.
+        let job = JobSpec { random_percent: 30, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let mut end = g.next(&mut rng);
+        let mut jumps = 0;
+        for _ in 0..10_000 {
+            let io = g.next(&mut rng);
+            jumps += (io.offset_bytes != end.offset_bytes + end.len_bytes) as u32;
+            end = io;
+        }
+        assert!((2_800..3_200).contains(&jumps), "{jumps} jumps in 10,000");
     }
 
     #[test]

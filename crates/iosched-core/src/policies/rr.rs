@@ -363,11 +363,13 @@ impl Policy for RoundRobin {
         }
         let (quantum_ns, wait_ns) = (self.quantum_ns, self.wait_ns);
         let Some(q) = self.queues.get_mut(&flow) else { return };
+        // Any completion of the queue in service starts its time slice (g_rr_done), not only the one it waits
+        // after: a queue that never runs dry is bounded by quantum_ms as well as quantum_kb.
+        if !q.completed_once {
+            q.completed_once = true;
+            q.slice_end_ns = now_ns + quantum_ns;
+        }
         if q.status == Status::Busy {
-            if !q.completed_once {
-                q.completed_once = true;
-                q.slice_end_ns = now_ns + quantum_ns;
-            }
             q.status = Status::Idling;
             self.wait_until_ns = Some(now_ns + wait_ns);
             self.wait_hit += 1;
@@ -520,6 +522,26 @@ mod tests {
         // The next turn is flow 2's.
         assert_eq!(flow_of(ask(&mut p, t)), 2);
         assert_eq!(p.wait_hit, 3);
+    }
+
+    #[test]
+    fn a_flow_that_never_runs_dry_is_cut_by_quantum_ms() {
+        // Flow 1 always has work queued (an asynchronous writer), so it never waits; its slice still ends
+        // quantum_ms (100 ms) after its first completion, long before its 8 MiB quantum is spent.
+        let mut p = RoundRobin::new();
+        for i in 0..200u64 {
+            p.enqueue(0, req(i, 1, i * 4096, 0));
+        }
+        p.enqueue(0, req(1000, 2, 1 << 30, 0));
+        let mut t = 0;
+        let mut served_before_flow_2 = 0;
+        while serve(&mut p, t, t + MS) == 1 {
+            served_before_flow_2 += 1;
+            t += MS;
+        }
+        // Dispatches at 0, 1, 2, ... ms, the first completing at 1 ms: the slice ends at 101 ms, so the
+        // request dispatched at 101 ms (the 102nd) is flow 1's last of this turn.
+        assert_eq!(served_before_flow_2, 102);
     }
 
     #[test]
