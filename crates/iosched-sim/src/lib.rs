@@ -3,11 +3,13 @@
 //! - [`workload`]: what runs: fio jobs (closed loop) and timed request lists (open loop), as flows.
 //! - [`source`]: the processes that issue a workload's requests.
 //! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
+//! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
 //! Same inputs and seed, same output: time is an integer count of nanoseconds, events at equal times are
 //! ordered by when they were scheduled, and every random number comes from a seeded per-job stream.
 
 pub mod engine;
+pub mod experiment;
 pub mod source;
 pub mod validate;
 pub mod workload;

@@ -9,8 +9,8 @@ use std::path::PathBuf;
     version,
     about = "Disk I/O scheduling in user space: pluggable policies, a deterministic simulator, fio-compatible reports",
     long_about = None,
-    after_help = "Start with 'iosched demo' (every policy on a built-in mixed workload) or \
-                  'iosched sim JOBFILE' (a fio job file through one policy)."
+    after_help = "Start with 'iosched demo' (the geom-sched experiment: every policy, a sequential stream against a \
+                  random one) or 'iosched sim JOBFILE' (a fio job file through one policy)."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -29,15 +29,44 @@ pub enum Command {
     Sim(SimArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
-    /// Compare every policy on a built-in mixed workload (a sequential reader, a random reader, a writer)
+    /// Run a seed experiment (geom-sched, netflix-fill, bfq-startup, dbload) or a folder of the same shape
+    Experiment(ExperimentArgs),
+    /// The geom-sched experiment: a sequential reader or writer against cvs on a 2008 SATA disk, every policy
     Demo {
-        /// Print JSON lines: one fio-schema report per policy
+        /// Print the experiment's JSON
         #[arg(long)]
         json: bool,
-        /// Seed of the random streams
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
+        /// Also write a self-contained HTML report with plots
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Each experiment is a folder of fio job files and an experiment.toml (device, policies and \
+their settings, cases, what to measure). 'iosched experiment geom-sched --export DIR' copies one to edit; \
+'iosched experiment DIR' runs the copy.")]
+pub struct ExperimentArgs {
+    /// A built-in experiment's name, or a folder with an experiment.toml
+    pub name: Option<String>,
+    /// Print JSON: {"experiment": NAME, "results": [...]}
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a self-contained HTML report with SVG plots
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Only these policies (labels of the description, comma-separated)
+    #[arg(long, value_name = "A,B,...")]
+    pub policies: Option<String>,
+    /// Simulations to run at once (default: the number of cores)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+    /// List the built-in experiments
+    #[arg(long)]
+    pub list: bool,
+    /// Copy the built-in experiment's files into this new folder instead of running it
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -1,6 +1,6 @@
 //! One module per subcommand.
 
-mod demo;
+mod experiment;
 mod policies;
 mod sim;
 mod validate;
@@ -15,7 +15,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
         Command::Validate(args) => validate::run(&args),
-        Command::Demo { json, seed } => demo::run(json, seed),
+        Command::Experiment(args) => experiment::run(&args),
+        Command::Demo { json, html } => {
+            experiment::run_loaded(&experiment::load("geom-sched")?, None, None, json, html.as_deref())
+        }
     }
 }
 

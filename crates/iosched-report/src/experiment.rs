@@ -1,0 +1,273 @@
+//! An experiment's results: the seed-shaped tables with the seed's own words beside iosched's figures, and the
+//! JSON form `{"experiment": NAME, "results": [...]}`.
+
+use crate::table::columns;
+use iosched_sim::experiment::{Experiment, ExperimentOutcome, Measure, Metrics, RunOutcome};
+use serde_json::{json, Map, Value};
+use std::fmt::Write;
+
+fn f1(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+fn f2(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+fn opt(x: Option<f64>, digits: usize) -> String {
+    x.map_or_else(|| "-".to_string(), |v| format!("{v:.digits$}"))
+}
+
+/// Round for JSON, so that the figures read well and stay identical across runs and platforms.
+fn round(x: f64, digits: i32) -> Value {
+    let scale = 10f64.powi(digits);
+    json!((x * scale).round() / scale)
+}
+
+fn runs_of<'a>(outcome: &'a ExperimentOutcome, case: &'a str) -> impl Iterator<Item = &'a RunOutcome> + 'a {
+    outcome.runs.iter().filter(move |r| r.case == case)
+}
+
+/// geom-sched: the interactive job's operations per second when it runs alone under `policy`.
+fn interactive_alone(outcome: &ExperimentOutcome, policy: &str) -> Option<f64> {
+    outcome.runs.iter().filter(|r| r.policy == policy).find_map(|r| match r.measures.metrics {
+        Metrics::GeomSched { dd_mb_per_s: None, cvs_ops_per_s } => cvs_ops_per_s,
+        _ => None,
+    })
+}
+
+fn idle_startup_s(exp: &Experiment, outcome: &ExperimentOutcome) -> Option<f64> {
+    let Measure::BfqStartup { idle_case, .. } = &exp.description.measure else { return None };
+    runs_of(outcome, idle_case).find_map(|r| match r.measures.metrics {
+        Metrics::BfqStartup { startup_s, .. } => Some(startup_s),
+        _ => None,
+    })
+}
+
+/// Policy labels from the shortest load time.
+fn load_order(outcome: &ExperimentOutcome) -> Vec<(String, f64)> {
+    let mut order: Vec<(String, f64)> = outcome
+        .runs
+        .iter()
+        .filter_map(|r| match r.measures.metrics {
+            Metrics::Dbload { load_s } => Some((r.policy.clone(), load_s)),
+            _ => None,
+        })
+        .collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    order
+}
+
+/// Whether the seed's policies come in the seed's order in iosched's results (the others are ignored), or
+/// None if some of them were not run.
+pub fn seed_order_holds(exp: &Experiment, outcome: &ExperimentOutcome) -> Option<bool> {
+    let Measure::Dbload { seed_order } = &exp.description.measure else { return None };
+    let ours: Vec<String> =
+        load_order(outcome).into_iter().map(|(p, _)| p).filter(|p| seed_order.contains(p)).collect();
+    (ours.len() == seed_order.len()).then(|| &ours == seed_order)
+}
+
+/// The JSON report. Deterministic: no wall-clock figures.
+pub fn to_json(exp: &Experiment, outcome: &ExperimentOutcome) -> Value {
+    let measure = &exp.description.measure;
+    let mut results = Vec::new();
+    for r in &outcome.runs {
+        let mut o = Map::new();
+        o.insert("policy".into(), json!(r.policy));
+        match (&r.measures.metrics, measure) {
+            (Metrics::GeomSched { dd_mb_per_s, cvs_ops_per_s }, _) => {
+                o.insert("case".into(), json!(r.case));
+                o.insert("dd_mb_per_s".into(), dd_mb_per_s.map_or(Value::Null, |v| round(v, 2)));
+                o.insert("cvs_ops_per_s".into(), cvs_ops_per_s.map_or(Value::Null, |v| round(v, 2)));
+                let slowdown = match (cvs_ops_per_s, interactive_alone(outcome, &r.policy)) {
+                    (Some(with), Some(alone)) if *with > 0.0 => round(alone / with, 2),
+                    _ => Value::Null,
+                };
+                o.insert("cvs_slowdown".into(), slowdown);
+            }
+            (Metrics::NetflixFill { .. }, _) | (Metrics::Dbload { .. }, _) => {
+                o.insert("case".into(), json!(r.case));
+                if let Value::Object(fields) = serde_json::to_value(&r.measures.metrics).expect("metrics serialise") {
+                    for (k, v) in fields {
+                        let v = v.as_f64().map_or(v, |x| round(x, 3));
+                        o.insert(k, v);
+                    }
+                }
+            }
+            (Metrics::BfqStartup { startup_s, aggregate_mb_per_s }, Measure::BfqStartup { idle_case, .. }) => {
+                if &r.case == idle_case {
+                    continue;
+                }
+                o.insert("background".into(), json!(r.case));
+                o.insert("startup_s".into(), round(*startup_s, 3));
+                o.insert("aggregate_mb_per_s".into(), round(*aggregate_mb_per_s, 2));
+            }
+            (Metrics::BfqStartup { .. }, _) => unreachable!("bfq-startup metrics come from a bfq-startup measure"),
+        }
+        results.push(Value::Object(o));
+    }
+    let mut top = Map::new();
+    top.insert("experiment".into(), json!(exp.name));
+    top.insert("device".into(), json!(exp.description.device));
+    top.insert("seed".into(), json!(exp.description.seed));
+    if let Some(idle) = idle_startup_s(exp, outcome) {
+        top.insert("idle_startup_s".into(), round(idle, 3));
+    }
+    if let Measure::Dbload { seed_order } = measure {
+        top.insert("seed_order".into(), json!(seed_order));
+        top.insert("seed_order_holds".into(), json!(seed_order_holds(exp, outcome)));
+    }
+    top.insert("results".into(), Value::Array(results));
+    Value::Object(top)
+}
+
+fn strings(cells: &[&str]) -> Vec<String> {
+    cells.iter().map(|s| s.to_string()).collect()
+}
+
+fn seed_says_of<'a>(exp: &'a Experiment, policy: &str) -> &'a str {
+    exp.description.policies.iter().find(|p| p.label == policy).and_then(|p| p.seed_says.as_deref()).unwrap_or("")
+}
+
+/// The readable report.
+pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
+    let d = &exp.description;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", d.title);
+    let _ = writeln!(out, "from {}", d.source);
+    let _ = writeln!(out, "device {}, seed {}", d.device, d.seed);
+    for line in d.about.trim().lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    match &d.measure {
+        Measure::GeomSched { stream, interactive } => {
+            for case in &exp.cases {
+                let _ = writeln!(out, "\n{}  ({})", case.entry.name, case.entry.jobs.join(" + "));
+                if let Some(s) = &case.entry.seed_says {
+                    let _ = writeln!(out, "  seed: {s}");
+                }
+                let mut rows = vec![strings(&[
+                    "policy",
+                    &format!("{stream} MB/s"),
+                    &format!("{interactive} ops/s"),
+                    &format!("{interactive} slowdown"),
+                ])];
+                for r in runs_of(outcome, &case.entry.name) {
+                    let Metrics::GeomSched { dd_mb_per_s, cvs_ops_per_s } = r.measures.metrics else { continue };
+                    let slowdown = match (cvs_ops_per_s, interactive_alone(outcome, &r.policy)) {
+                        (Some(with), Some(alone)) if with > 0.0 => format!("{:.1}x", alone / with),
+                        _ => "-".into(),
+                    };
+                    rows.push(vec![r.policy.clone(), opt(dd_mb_per_s, 1), opt(cvs_ops_per_s, 1), slowdown]);
+                }
+                indent(&mut out, &columns(&rows));
+            }
+        }
+        Measure::NetflixFill { fill_starts_s, .. } => {
+            let _ = writeln!(
+                out,
+                "\nread latency (ms) before the fill (0-{fill_starts_s} s) and during it; write rate of the fill"
+            );
+            let noop_write = outcome.runs.iter().find(|r| r.policy == "noop").and_then(|r| match r.measures.metrics {
+                Metrics::NetflixFill { write_mb_per_s, .. } => Some(write_mb_per_s),
+                _ => None,
+            });
+            let mut rows = vec![strings(&[
+                "policy",
+                "mean before",
+                "p99 before",
+                "mean during",
+                "p99 during",
+                "p99.9 during",
+                "max during",
+                "p99 rise",
+                "write MB/s",
+                "seed",
+            ])];
+            for r in &outcome.runs {
+                let Metrics::NetflixFill {
+                    read_mean_ms_before,
+                    read_p99_ms_before,
+                    read_mean_ms_during,
+                    read_p99_ms_during,
+                    read_p999_ms_during,
+                    read_max_ms_during,
+                    write_mb_per_s,
+                    ..
+                } = r.measures.metrics
+                else {
+                    continue;
+                };
+                let write = match noop_write {
+                    Some(n) if n > 0.0 && r.policy != "noop" => {
+                        format!("{} ({:.0} %)", f1(write_mb_per_s), 100.0 * write_mb_per_s / n)
+                    }
+                    _ => f1(write_mb_per_s),
+                };
+                rows.push(vec![
+                    r.policy.clone(),
+                    f2(read_mean_ms_before),
+                    f2(read_p99_ms_before),
+                    f2(read_mean_ms_during),
+                    f2(read_p99_ms_during),
+                    f2(read_p999_ms_during),
+                    f2(read_max_ms_during),
+                    format!("{:.1}x", read_p99_ms_during / read_p99_ms_before.max(1e-9)),
+                    write,
+                    seed_says_of(exp, &r.policy).to_string(),
+                ]);
+            }
+            indent(&mut out, &columns(&rows));
+        }
+        Measure::BfqStartup { idle_case, .. } => {
+            let idle = idle_startup_s(exp, outcome);
+            let _ = writeln!(out, "\nstart-up alone ({idle_case}): {}", opt(idle, 2) + " s");
+            for case in exp.cases.iter().filter(|c| &c.entry.name != idle_case) {
+                let _ = writeln!(out, "\nbackground: {}  ({})", case.entry.name, case.entry.jobs.join(" + "));
+                if let Some(s) = &case.entry.seed_says {
+                    let _ = writeln!(out, "  seed: {s}");
+                }
+                let mut rows = vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s", "seed"])];
+                for r in runs_of(outcome, &case.entry.name) {
+                    let Metrics::BfqStartup { startup_s, aggregate_mb_per_s } = r.measures.metrics else { continue };
+                    rows.push(vec![
+                        r.policy.clone(),
+                        f2(startup_s),
+                        idle.map_or("-".into(), |i| format!("{:.1}x", startup_s / i.max(1e-9))),
+                        f1(aggregate_mb_per_s),
+                        seed_says_of(exp, &r.policy).to_string(),
+                    ]);
+                }
+                indent(&mut out, &columns(&rows));
+            }
+        }
+        Measure::Dbload { seed_order } => {
+            let _ = writeln!(out);
+            let mut rows = vec![strings(&["policy", "load s", "seed"])];
+            for r in &outcome.runs {
+                let Metrics::Dbload { load_s } = r.measures.metrics else { continue };
+                rows.push(vec![r.policy.clone(), f1(load_s), seed_says_of(exp, &r.policy).to_string()]);
+            }
+            indent(&mut out, &columns(&rows));
+            let ours: Vec<String> = load_order(outcome).into_iter().map(|(p, _)| p).collect();
+            let verdict = match seed_order_holds(exp, outcome) {
+                Some(true) => "holds",
+                Some(false) => "does not hold",
+                None => "cannot be checked (not every policy of it ran)",
+            };
+            let _ = writeln!(
+                out,
+                "\nseed's order, fastest first: {}; iosched's: {}; the seed's order {verdict}.",
+                seed_order.join(", "),
+                ours.join(", ")
+            );
+        }
+    }
+    out
+}
+
+fn indent(out: &mut String, text: &str) {
+    for line in text.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+}

@@ -1,0 +1,247 @@
+//! What one run of an experiment measured: the figures its kind asks for, a time series (read and write MB/s,
+//! read latency per interval) and a latency CDF, all computed from the run's per-request log.
+
+use super::description::Measure;
+use crate::{SimOutput, Workload};
+use iosched_core::request::Op;
+use iosched_core::units::NS_PER_S;
+use serde::Serialize;
+
+/// The figures of one run, by kind. Values that a case does not have (no stream job in "cvs" alone) are None.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Metrics {
+    GeomSched {
+        dd_mb_per_s: Option<f64>,
+        cvs_ops_per_s: Option<f64>,
+    },
+    NetflixFill {
+        read_mean_ms_before: f64,
+        read_p99_ms_before: f64,
+        read_mean_ms_during: f64,
+        read_p99_ms_during: f64,
+        read_p999_ms_during: f64,
+        read_max_ms_during: f64,
+        read_mb_per_s_during: f64,
+        write_mb_per_s: f64,
+    },
+    BfqStartup {
+        startup_s: f64,
+        aggregate_mb_per_s: f64,
+    },
+    Dbload {
+        load_s: f64,
+    },
+}
+
+/// One interval of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeriesPoint {
+    /// The interval's end, seconds from the start of the run.
+    pub end_s: f64,
+    pub read_mb_per_s: f64,
+    pub write_mb_per_s: f64,
+    /// Latency of the requests of the watched job that completed in the interval (None if none did).
+    pub latency_mean_ms: Option<f64>,
+    pub latency_p99_ms: Option<f64>,
+    pub latency_max_ms: Option<f64>,
+}
+
+/// Everything kept of one run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunMeasures {
+    pub metrics: Metrics,
+    pub series: Vec<SeriesPoint>,
+    /// The watched job's request latency: (latency_ms, fraction of requests at or below it), rising.
+    pub cdf: Vec<(f64, f64)>,
+    /// Which job the latency series and CDF follow (every job's when the measure names none).
+    pub watched: String,
+    pub requests: u64,
+    pub elapsed_s: f64,
+}
+
+/// The most intervals a series has: one second each, or longer for long runs.
+const MAX_POINTS: u64 = 120;
+/// Points of a CDF.
+const CDF_POINTS: usize = 60;
+
+const MB: f64 = 1e6;
+
+fn ms(ns: u64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// The `q`-quantile (0..=1) of sorted values: the smallest value with at least q of them at or below it.
+fn quantile(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn mean(values: &[u64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64
+    }
+}
+
+/// The job this measure watches for latency.
+fn watched_job(measure: &Measure) -> Option<&str> {
+    match measure {
+        Measure::GeomSched { interactive, .. } => Some(interactive),
+        Measure::NetflixFill { reads, .. } => Some(reads),
+        Measure::BfqStartup { app, .. } => Some(app),
+        Measure::Dbload { .. } => None,
+    }
+}
+
+/// Measure a run. `out.log` must have been recorded.
+pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMeasures {
+    let source_name = |source: u32| workload.sources[source as usize].name();
+    let watched = watched_job(measure);
+    let is_watched = |source: u32| watched.is_none_or(|w| source_name(source) == w);
+    let job = |name: &str| out.result.jobs.iter().find(|j| j.name == name);
+    let metrics = match measure {
+        Measure::GeomSched { stream, interactive } => Metrics::GeomSched {
+            dd_mb_per_s: job(stream).map(|j| (j.bw_bytes_per_s(0) + j.bw_bytes_per_s(1)) / MB),
+            cvs_ops_per_s: job(interactive).map(|j| j.iops(0) + j.iops(1)),
+        },
+        Measure::NetflixFill { reads, writes, fill_starts_s } => {
+            let fill_ns = (fill_starts_s * NS_PER_S as f64) as u64;
+            let (mut before, mut during) = (Vec::new(), Vec::new());
+            let mut read_bytes_during = 0u64;
+            for e in &out.log {
+                if e.req.op == Op::Read && source_name(e.source) == reads {
+                    if e.req.queued_ns < fill_ns {
+                        before.push(e.req.total_ns());
+                    } else {
+                        during.push(e.req.total_ns());
+                        read_bytes_during += e.req.len_bytes;
+                    }
+                }
+            }
+            before.sort_unstable();
+            during.sort_unstable();
+            let (written, runtime_ns) = out
+                .result
+                .jobs
+                .iter()
+                .filter(|j| writes.contains(&j.name))
+                .fold((0u64, 0u64), |(b, t), j| (b + j.directions[1].bytes, t.max(j.runtime_ns)));
+            let during_ns = out.result.elapsed_ns.saturating_sub(fill_ns).max(1);
+            Metrics::NetflixFill {
+                read_mean_ms_before: mean(&before) / 1e6,
+                read_p99_ms_before: ms(quantile(&before, 0.99)),
+                read_mean_ms_during: mean(&during) / 1e6,
+                read_p99_ms_during: ms(quantile(&during, 0.99)),
+                read_p999_ms_during: ms(quantile(&during, 0.999)),
+                read_max_ms_during: ms(during.last().copied().unwrap_or(0)),
+                read_mb_per_s_during: read_bytes_during as f64 / MB / (during_ns as f64 / NS_PER_S as f64),
+                write_mb_per_s: iosched_core::units::bytes_per_s(written, runtime_ns) / MB,
+            }
+        }
+        Measure::BfqStartup { app, .. } => {
+            let (start_ns, end_ns) = out
+                .log
+                .iter()
+                .filter(|e| source_name(e.source) == app)
+                .fold((u64::MAX, 0u64), |(s, f), e| (s.min(e.req.queued_ns), f.max(e.req.completed_ns)));
+            let app_job = job(app).expect("the description's check found the app job");
+            let moved: u64 = out
+                .log
+                .iter()
+                .filter(|e| e.req.completed_ns > start_ns && e.req.completed_ns <= end_ns && e.req.op != Op::Flush)
+                .map(|e| e.req.len_bytes)
+                .sum();
+            Metrics::BfqStartup {
+                startup_s: app_job.runtime_ns as f64 / NS_PER_S as f64,
+                aggregate_mb_per_s: moved as f64 / MB / (end_ns.saturating_sub(start_ns).max(1) as f64 / 1e9),
+            }
+        }
+        Measure::Dbload { .. } => Metrics::Dbload { load_s: out.result.elapsed_ns as f64 / NS_PER_S as f64 },
+    };
+    let mut latencies: Vec<u64> =
+        out.log.iter().filter(|e| e.req.op != Op::Flush && is_watched(e.source)).map(|e| e.req.total_ns()).collect();
+    latencies.sort_unstable();
+    let cdf = (1..=CDF_POINTS)
+        .map(|i| {
+            // Denser towards the tail: fractions 1 - 10^(-3 i / N) after an even start.
+            let q = if i <= CDF_POINTS / 2 {
+                i as f64 / CDF_POINTS as f64 * 1.8
+            } else {
+                1.0 - 10f64.powf(-1.0 - 2.0 * (i - CDF_POINTS / 2) as f64 / (CDF_POINTS / 2) as f64)
+            };
+            let q = q.min(1.0);
+            (ms(quantile(&latencies, q)), q)
+        })
+        .collect();
+    RunMeasures {
+        metrics,
+        series: series(out, &is_watched),
+        cdf,
+        watched: watched.unwrap_or("every job").to_string(),
+        requests: out.result.requests_completed,
+        elapsed_s: out.result.elapsed_ns as f64 / NS_PER_S as f64,
+    }
+}
+
+/// Read and write MB/s of every job, and the watched job's latency, per interval of completion time.
+fn series(out: &SimOutput, is_watched: &dyn Fn(u32) -> bool) -> Vec<SeriesPoint> {
+    let elapsed_ns = out.result.elapsed_ns.max(1);
+    let seconds = elapsed_ns.div_ceil(NS_PER_S);
+    let bin_ns = seconds.div_ceil(MAX_POINTS).max(1) * NS_PER_S;
+    let bins = elapsed_ns.div_ceil(bin_ns) as usize;
+    let mut read_bytes = vec![0u64; bins];
+    let mut write_bytes = vec![0u64; bins];
+    let mut latency: Vec<Vec<u64>> = vec![Vec::new(); bins];
+    for e in &out.log {
+        if e.req.op == Op::Flush {
+            continue;
+        }
+        let bin = ((e.req.completed_ns / bin_ns) as usize).min(bins - 1);
+        match e.req.op {
+            Op::Read => read_bytes[bin] += e.req.len_bytes,
+            Op::Write => write_bytes[bin] += e.req.len_bytes,
+            _ => {}
+        }
+        if is_watched(e.source) {
+            latency[bin].push(e.req.total_ns());
+        }
+    }
+    (0..bins)
+        .map(|b| {
+            let l = &mut latency[b];
+            l.sort_unstable();
+            let some = |v: f64| if l.is_empty() { None } else { Some(v) };
+            // The last interval ends with the run, so it may be shorter than the others.
+            let end_ns = ((b as u64 + 1) * bin_ns).min(elapsed_ns);
+            let bin_s = (end_ns - b as u64 * bin_ns).max(1) as f64 / NS_PER_S as f64;
+            SeriesPoint {
+                end_s: end_ns as f64 / NS_PER_S as f64,
+                read_mb_per_s: read_bytes[b] as f64 / MB / bin_s,
+                write_mb_per_s: write_bytes[b] as f64 / MB / bin_s,
+                latency_mean_ms: some(mean(l) / 1e6),
+                latency_p99_ms: some(ms(quantile(l, 0.99))),
+                latency_max_ms: some(ms(l.last().copied().unwrap_or(0))),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_ranks_of_the_sorted_values() {
+        let v: Vec<u64> = (1..=1000).collect();
+        assert_eq!(quantile(&v, 0.99), 990);
+        assert_eq!(quantile(&v, 0.999), 999);
+        assert_eq!(quantile(&v, 1.0), 1000);
+        assert_eq!(quantile(&v, 0.0), 1);
+        assert_eq!(quantile(&[], 0.5), 0);
+    }
+}
