@@ -166,58 +166,67 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
         Measure::NetflixFill { fill_starts_s, .. } => {
             let _ = writeln!(
                 out,
-                "\nread latency (ms) before the fill (0-{fill_starts_s} s) and during it; write rate of the fill"
+                "\nread latency (ms) before the fill (0-{fill_starts_s} s) and during it; the fill's write rate"
             );
-            let noop_write = outcome.runs.iter().find(|r| r.policy == "noop").and_then(|r| match r.measures.metrics {
-                Metrics::NetflixFill { write_mb_per_s, .. } => Some(write_mb_per_s),
-                _ => None,
-            });
-            let mut rows = vec![strings(&[
-                "policy",
-                "mean before",
-                "p99 before",
-                "mean during",
-                "p99 during",
-                "p99.9 during",
-                "max during",
-                "p99 rise",
-                "write MB/s",
-                "seed",
-            ])];
-            for r in &outcome.runs {
-                let Metrics::NetflixFill {
-                    read_mean_ms_before,
-                    read_p99_ms_before,
-                    read_mean_ms_during,
-                    read_p99_ms_during,
-                    read_p999_ms_during,
-                    read_max_ms_during,
-                    write_mb_per_s,
-                    ..
-                } = r.measures.metrics
-                else {
-                    continue;
-                };
-                let write = match noop_write {
-                    Some(n) if n > 0.0 && r.policy != "noop" => {
-                        format!("{} ({:.0} %)", f1(write_mb_per_s), 100.0 * write_mb_per_s / n)
-                    }
-                    _ => f1(write_mb_per_s),
-                };
-                rows.push(vec![
-                    r.policy.clone(),
-                    f2(read_mean_ms_before),
-                    f2(read_p99_ms_before),
-                    f2(read_mean_ms_during),
-                    f2(read_p99_ms_during),
-                    f2(read_p999_ms_during),
-                    f2(read_max_ms_during),
-                    format!("{:.1}x", read_p99_ms_during / read_p99_ms_before.max(1e-9)),
-                    write,
-                    seed_says_of(exp, &r.policy).to_string(),
-                ]);
+            for case in &exp.cases {
+                let _ = writeln!(out, "\n{}  ({})", case.entry.name, case.entry.jobs.join(" + "));
+                if let Some(s) = &case.entry.seed_says {
+                    let _ = writeln!(out, "  seed: {s}");
+                }
+                let noop_write = runs_of(outcome, &case.entry.name).find(|r| r.policy == "noop").and_then(|r| match r
+                    .measures
+                    .metrics
+                {
+                    Metrics::NetflixFill { write_mb_per_s, .. } => Some(write_mb_per_s),
+                    _ => None,
+                });
+                let mut rows = vec![strings(&[
+                    "policy",
+                    "mean before",
+                    "p99 before",
+                    "mean during",
+                    "p99 during",
+                    "p99.9 during",
+                    "max during",
+                    "p99 rise",
+                    "write MB/s",
+                    "seed",
+                ])];
+                for r in runs_of(outcome, &case.entry.name) {
+                    let Metrics::NetflixFill {
+                        read_mean_ms_before,
+                        read_p99_ms_before,
+                        read_mean_ms_during,
+                        read_p99_ms_during,
+                        read_p999_ms_during,
+                        read_max_ms_during,
+                        write_mb_per_s,
+                        ..
+                    } = r.measures.metrics
+                    else {
+                        continue;
+                    };
+                    let write = match noop_write {
+                        Some(n) if n > 0.0 && r.policy != "noop" => {
+                            format!("{} ({:.0} %)", f1(write_mb_per_s), 100.0 * write_mb_per_s / n)
+                        }
+                        _ => f1(write_mb_per_s),
+                    };
+                    rows.push(vec![
+                        r.policy.clone(),
+                        f2(read_mean_ms_before),
+                        f2(read_p99_ms_before),
+                        f2(read_mean_ms_during),
+                        f2(read_p99_ms_during),
+                        f2(read_p999_ms_during),
+                        f2(read_max_ms_during),
+                        format!("{:.1}x", read_p99_ms_during / read_p99_ms_before.max(1e-9)),
+                        write,
+                        seed_says_of(exp, &r.policy).to_string(),
+                    ]);
+                }
+                indent(&mut out, &columns(&rows));
             }
-            indent(&mut out, &columns(&rows));
         }
         Measure::BfqStartup { idle_case, .. } => {
             let idle = idle_startup_s(exp, outcome);

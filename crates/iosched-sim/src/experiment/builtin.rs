@@ -13,10 +13,16 @@ macro_rules! files {
     };
 }
 
-pub const BUILT_IN: &[BuiltIn] = &[BuiltIn {
-    name: "geom-sched",
-    files: files!("geom-sched": "experiment.toml", "dd-read.fio", "dd-write.fio", "cvs.fio"),
-}];
+pub const BUILT_IN: &[BuiltIn] = &[
+    BuiltIn {
+        name: "geom-sched",
+        files: files!("geom-sched": "experiment.toml", "dd-read.fio", "dd-write.fio", "cvs.fio"),
+    },
+    BuiltIn {
+        name: "netflix-fill",
+        files: files!("netflix-fill": "experiment.toml", "reads.fio", "fill.fio", "expire.fio"),
+    },
+];
 
 /// The built-in experiment of this name.
 pub fn find(name: &str) -> Option<&'static BuiltIn> {
