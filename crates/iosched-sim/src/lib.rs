@@ -3,6 +3,7 @@
 //! - [`workload`]: what runs: fio jobs (closed loop) and timed request lists (open loop), as flows.
 //! - [`source`]: the processes that issue a workload's requests.
 //! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
+//! - [`parallel`]: independent runs on worker threads, results in order.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
 //! Same inputs and seed, same output: time is an integer count of nanoseconds, events at equal times are
@@ -10,6 +11,7 @@
 
 pub mod engine;
 pub mod experiment;
+pub mod parallel;
 pub mod source;
 pub mod validate;
 pub mod workload;

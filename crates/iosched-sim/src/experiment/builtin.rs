@@ -22,6 +22,17 @@ pub const BUILT_IN: &[BuiltIn] = &[
         name: "netflix-fill",
         files: files!("netflix-fill": "experiment.toml", "reads.fio", "fill.fio", "expire.fio"),
     },
+    BuiltIn {
+        name: "bfq-startup",
+        files: files!(
+            "bfq-startup": "experiment.toml",
+            "app.fio",
+            "seq-readers.fio",
+            "seq-writers.fio",
+            "random-mix.fio"
+        ),
+    },
+    BuiltIn { name: "dbload", files: files!("dbload": "experiment.toml", "import.fio") },
 ];
 
 /// The built-in experiment of this name.

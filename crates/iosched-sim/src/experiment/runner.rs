@@ -4,8 +4,6 @@
 use super::description::{Experiment, Measure};
 use super::measure::{measure, RunMeasures};
 use crate::{simulate, SimConfig, Workload};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// One run's outcome.
 #[derive(Clone, Debug)]
@@ -47,35 +45,7 @@ pub fn run(
     threads: usize,
     progress: &(dyn Fn(&RunOutcome) + Sync),
 ) -> Result<ExperimentOutcome, String> {
-    let next = AtomicUsize::new(0);
-    let slots: Mutex<Vec<Option<Result<RunOutcome, String>>>> = Mutex::new(vec![None; pairs.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, pairs.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(p, c)) = pairs.get(i) else { break };
-                let outcome = run_one(exp, p, c);
-                if let Ok(o) = &outcome {
-                    progress(o);
-                }
-                let failed = outcome.is_err();
-                slots.lock().expect("no worker panics while holding the lock")[i] = Some(outcome);
-                if failed {
-                    // Let the other workers finish what they hold but start nothing new.
-                    next.store(pairs.len(), Ordering::Relaxed);
-                    break;
-                }
-            });
-        }
-    });
-    let mut runs = Vec::with_capacity(pairs.len());
-    for slot in slots.into_inner().expect("workers are done") {
-        match slot {
-            Some(Ok(o)) => runs.push(o),
-            Some(Err(e)) => return Err(e),
-            None => {}
-        }
-    }
+    let runs = crate::parallel::map_in_order(pairs, threads, &|&(p, c)| run_one(exp, p, c), progress)?;
     Ok(ExperimentOutcome { runs })
 }
 

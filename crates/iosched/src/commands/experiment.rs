@@ -33,7 +33,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), CliError> {
     if args.list {
         for b in builtin::BUILT_IN {
             let e = experiment::load(b.name, Files::BuiltIn(b.files)).map_err(bad)?;
-            println!("{:<14} {} ({})", b.name, e.description.title, e.description.source);
+            println!("{:<14} {}; from {}", b.name, e.description.title, e.description.source);
         }
         return Ok(());
     }
