@@ -31,6 +31,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Run a seed experiment (geom-sched, netflix-fill, bfq-startup, dbload) or a folder of the same shape
     Experiment(ExperimentArgs),
+    /// Simulate a grid of policies x tunable values x devices x job files, in parallel
+    Sweep(SweepArgs),
     /// The geom-sched experiment: a sequential reader or writer against cvs on a 2008 SATA disk, every policy
     Demo {
         /// Print the experiment's JSON
@@ -115,6 +117,36 @@ pub struct SimArgs {
     /// Write every request the run issued as blkparse text (Q, D and C events)
     #[arg(long, value_name = "FILE")]
     pub write_blkparse: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example: iosched sweep job.fio --policies noop,deadline,bfq --grid fifo_batch=1,16 \
+--device hdd:sata7200 --device ssd:nvme --json")]
+pub struct SweepArgs {
+    /// fio job files (each is one axis value)
+    #[arg(required = true)]
+    pub jobfiles: Vec<PathBuf>,
+    /// Policies, comma-separated
+    #[arg(long, default_value = "noop,deadline,bfq")]
+    pub policies: String,
+    /// A tunable and its values, KEY=V1,V2,... (repeatable); applied to the policies that have it
+    #[arg(long = "grid", value_name = "KEY=V1,V2")]
+    pub grid: Vec<String>,
+    /// A device spec (repeatable; default: the simple device)
+    #[arg(long = "device", value_name = "SPEC")]
+    pub devices: Vec<String>,
+    /// Override every job's runtime, in seconds
+    #[arg(long, value_name = "SECONDS")]
+    pub runtime: Option<String>,
+    /// Seed of the random streams
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Simulations to run at once (default: the number of cores)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs: Option<u64>,
+    /// Print one JSON object per point instead of a table
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

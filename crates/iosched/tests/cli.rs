@@ -135,11 +135,11 @@ fn policies_json_lists_tunables_with_defaults() {
 }
 
 #[test]
-fn demo_compares_every_policy() {
+fn demo_runs_the_geom_sched_experiment_under_every_policy() {
     let out = iosched(&["demo"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    for name in ["noop", "elevator", "elevator batch=16", "seq MB/s", "random p99 ms"] {
+    for name in ["geom-sched", "dd-read+cvs", "dd-write+cvs", "noop", "rr", "bfq", "cam", "kyber", "cvs slowdown"] {
         assert!(text.contains(name), "missing {name} in:\n{text}");
     }
 }

@@ -3,6 +3,7 @@
 mod experiment;
 mod policies;
 mod sim;
+mod sweep;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -16,6 +17,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Sim(args) => sim::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Experiment(args) => experiment::run(&args),
+        Command::Sweep(args) => sweep::run(&args),
         Command::Demo { json, html } => {
             experiment::run_loaded(&experiment::load("geom-sched")?, None, None, json, html.as_deref())
         }
