@@ -17,7 +17,7 @@
 //!   progress on their die, and programs wait behind cleaning: the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
 
-use super::ftl::{Ftl, GcWork, Ppn};
+use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::params::{Precondition, SsdParams, TrimMode};
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
@@ -117,15 +117,36 @@ pub struct Ssd {
     last_event_ns: u64,
 }
 
+/// Steady-state FTLs already built, by geometry and seed: preconditioning rewrites the whole drive three times,
+/// and the runs of an experiment or a sweep all want the same drive. Cloning one is a copy of its maps.
+static STEADY_STATES: std::sync::Mutex<Vec<(FtlGeometry, u64, Ftl)>> = std::sync::Mutex::new(Vec::new());
+/// The most steady-state drives kept (each costs its mapping tables: 8 bytes a page).
+const STEADY_STATES_KEPT: usize = 4;
+
+/// A drive filled sequentially, then randomly overwritten twice, with its counters reset. The lock is held while
+/// one is built, so that runs starting together build it once.
+fn steady_state(g: FtlGeometry, seed: u64) -> Result<Ftl, String> {
+    let mut cache = STEADY_STATES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, ftl)) = cache.iter().find(|(cg, cs, _)| *cg == g && *cs == seed) {
+        return Ok(ftl.clone());
+    }
+    let mut ftl = Ftl::new(g)?;
+    ftl.fill_sequential();
+    ftl.random_overwrites(2 * g.logical_pages, seed);
+    ftl.reset_counters();
+    if cache.len() == STEADY_STATES_KEPT {
+        cache.remove(0);
+    }
+    cache.push((g, seed, ftl.clone()));
+    Ok(ftl)
+}
+
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
-        let mut ftl = Ftl::new(p.ftl_geometry())?;
-        if p.precondition == Precondition::Steady {
-            ftl.fill_sequential();
-            let logical = ftl.geometry().logical_pages;
-            ftl.random_overwrites(2 * logical, p.seed);
-            ftl.reset_counters();
-        }
+        let ftl = match p.precondition {
+            Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
+            Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
+        };
         let dies = (0..p.dies())
             .map(|_| Die {
                 op: DieOp::Idle,

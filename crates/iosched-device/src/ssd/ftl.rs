@@ -92,6 +92,7 @@ impl FtlCounters {
     }
 }
 
+#[derive(Clone)]
 struct Die {
     free: Vec<u32>,
     host_open: Option<u32>,
@@ -100,6 +101,7 @@ struct Die {
     blocks_opened: u64,
 }
 
+#[derive(Clone)]
 pub struct Ftl {
     g: FtlGeometry,
     /// lpn -> ppn + 1.
