@@ -4,6 +4,7 @@
 use super::description::Measure;
 use crate::{SimOutput, Workload};
 use iosched_core::request::Op;
+use iosched_core::stats::LatencyRecorder;
 use iosched_core::units::NS_PER_S;
 use serde::Serialize;
 
@@ -71,23 +72,6 @@ fn ms(ns: u64) -> f64 {
     ns as f64 / 1e6
 }
 
-/// The `q`-quantile (0..=1) of sorted values: the smallest value with at least q of them at or below it.
-fn quantile(sorted: &[u64], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-fn mean(values: &[u64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64
-    }
-}
-
 /// The job this measure watches for latency.
 fn watched_job(measure: &Measure) -> Option<&str> {
     match measure {
@@ -111,20 +95,19 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
         },
         Measure::NetflixFill { reads, writes, fill_starts_s } => {
             let fill_ns = (fill_starts_s * NS_PER_S as f64) as u64;
-            let (mut before, mut during) = (Vec::new(), Vec::new());
+            let (mut before, mut during) = (LatencyRecorder::new(), LatencyRecorder::new());
             let mut read_bytes_during = 0u64;
             for e in &out.log {
                 if e.req.op == Op::Read && source_name(e.source) == reads {
                     if e.req.queued_ns < fill_ns {
-                        before.push(e.req.total_ns());
+                        before.record(e.req.total_ns());
                     } else {
-                        during.push(e.req.total_ns());
+                        during.record(e.req.total_ns());
                         read_bytes_during += e.req.len_bytes;
                     }
                 }
             }
-            before.sort_unstable();
-            during.sort_unstable();
+            let (before, during) = (before.summary(), during.summary());
             let (written, runtime_ns) = out
                 .result
                 .jobs
@@ -133,12 +116,12 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
                 .fold((0u64, 0u64), |(b, t), j| (b + j.directions[1].bytes, t.max(j.runtime_ns)));
             let during_ns = out.result.elapsed_ns.saturating_sub(fill_ns).max(1);
             Metrics::NetflixFill {
-                read_mean_ms_before: mean(&before) / 1e6,
-                read_p99_ms_before: ms(quantile(&before, 0.99)),
-                read_mean_ms_during: mean(&during) / 1e6,
-                read_p99_ms_during: ms(quantile(&during, 0.99)),
-                read_p999_ms_during: ms(quantile(&during, 0.999)),
-                read_max_ms_during: ms(during.last().copied().unwrap_or(0)),
+                read_mean_ms_before: before.mean_ns / 1e6,
+                read_p99_ms_before: ms(before.at(99.0).unwrap_or(0)),
+                read_mean_ms_during: during.mean_ns / 1e6,
+                read_p99_ms_during: ms(during.at(99.0).unwrap_or(0)),
+                read_p999_ms_during: ms(during.at(99.9).unwrap_or(0)),
+                read_max_ms_during: ms(during.max_ns),
                 read_mb_per_s_during: read_bytes_during as f64 / MB / (during_ns as f64 / NS_PER_S as f64),
                 write_mb_per_s: iosched_core::units::bytes_per_s(written, runtime_ns) / MB,
             }
@@ -163,19 +146,20 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
         }
         Measure::Dbload { .. } => Metrics::Dbload { load_s: out.result.elapsed_ns as f64 / NS_PER_S as f64 },
     };
-    let mut latencies: Vec<u64> =
-        out.log.iter().filter(|e| e.req.op != Op::Flush && is_watched(e.source)).map(|e| e.req.total_ns()).collect();
-    latencies.sort_unstable();
+    let mut latencies = LatencyRecorder::new();
+    for e in out.log.iter().filter(|e| e.req.op != Op::Flush && is_watched(e.source)) {
+        latencies.record(e.req.total_ns());
+    }
     let cdf = (1..=CDF_POINTS)
         .map(|i| {
-            // Denser towards the tail: fractions 1 - 10^(-3 i / N) after an even start.
+            // Even steps to 90 %, then denser towards the tail: 1 - 10^-(1 + 2k/N) up to 99.9 %.
             let q = if i <= CDF_POINTS / 2 {
                 i as f64 / CDF_POINTS as f64 * 1.8
             } else {
                 1.0 - 10f64.powf(-1.0 - 2.0 * (i - CDF_POINTS / 2) as f64 / (CDF_POINTS / 2) as f64)
             };
             let q = q.min(1.0);
-            (ms(quantile(&latencies, q)), q)
+            (ms(latencies.percentile_ns(q * 100.0)), q)
         })
         .collect();
     RunMeasures {
@@ -196,7 +180,7 @@ fn series(out: &SimOutput, is_watched: &dyn Fn(u32) -> bool) -> Vec<SeriesPoint>
     let bins = elapsed_ns.div_ceil(bin_ns) as usize;
     let mut read_bytes = vec![0u64; bins];
     let mut write_bytes = vec![0u64; bins];
-    let mut latency: Vec<Vec<u64>> = vec![Vec::new(); bins];
+    let mut latency: Vec<LatencyRecorder> = vec![LatencyRecorder::new(); bins];
     for e in &out.log {
         if e.req.op == Op::Flush {
             continue;
@@ -208,14 +192,13 @@ fn series(out: &SimOutput, is_watched: &dyn Fn(u32) -> bool) -> Vec<SeriesPoint>
             _ => {}
         }
         if is_watched(e.source) {
-            latency[bin].push(e.req.total_ns());
+            latency[bin].record(e.req.total_ns());
         }
     }
     (0..bins)
         .map(|b| {
-            let l = &mut latency[b];
-            l.sort_unstable();
-            let some = |v: f64| if l.is_empty() { None } else { Some(v) };
+            let l = latency[b].summary();
+            let some = |v: f64| (l.count > 0).then_some(v);
             // The last interval ends with the run, so it may be shorter than the others.
             let end_ns = ((b as u64 + 1) * bin_ns).min(elapsed_ns);
             let bin_s = (end_ns - b as u64 * bin_ns).max(1) as f64 / NS_PER_S as f64;
@@ -223,9 +206,9 @@ fn series(out: &SimOutput, is_watched: &dyn Fn(u32) -> bool) -> Vec<SeriesPoint>
                 end_s: end_ns as f64 / NS_PER_S as f64,
                 read_mb_per_s: read_bytes[b] as f64 / MB / bin_s,
                 write_mb_per_s: write_bytes[b] as f64 / MB / bin_s,
-                latency_mean_ms: some(mean(l) / 1e6),
-                latency_p99_ms: some(ms(quantile(l, 0.99))),
-                latency_max_ms: some(ms(l.last().copied().unwrap_or(0))),
+                latency_mean_ms: some(l.mean_ns / 1e6),
+                latency_p99_ms: some(ms(l.at(99.0).unwrap_or(0))),
+                latency_max_ms: some(ms(l.max_ns)),
             }
         })
         .collect()
@@ -236,12 +219,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quantiles_are_ranks_of_the_sorted_values() {
-        let v: Vec<u64> = (1..=1000).collect();
-        assert_eq!(quantile(&v, 0.99), 990);
-        assert_eq!(quantile(&v, 0.999), 999);
-        assert_eq!(quantile(&v, 1.0), 1000);
-        assert_eq!(quantile(&v, 0.0), 1);
-        assert_eq!(quantile(&[], 0.5), 0);
+    fn percentiles_come_from_the_latency_recorder_as_ranks() {
+        // The measures read percentiles from iosched-core's recorder (as fio's JSON does); below 2048 its
+        // histogram is exact, so they are ranks of the sorted values, except that HdrHistogram's rank for
+        // 0.999 x 1000 rounds up to the 1000th (0.999 is not exact in binary).
+        let mut r = LatencyRecorder::new();
+        (1..=1000).for_each(|v| r.record(v));
+        assert_eq!(r.percentile_ns(99.0), 990);
+        assert_eq!(r.percentile_ns(99.9), 1000);
+        assert_eq!(r.percentile_ns(100.0), 1000);
+        assert_eq!(r.percentile_ns(0.0), 1);
+        assert_eq!(LatencyRecorder::new().percentile_ns(50.0), 0);
     }
 }
