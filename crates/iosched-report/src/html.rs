@@ -39,6 +39,38 @@ fn label(v: f64) -> String {
     }
 }
 
+/// The `<svg>` element's opening and the chart's title.
+fn open_svg(svg: &mut String, title: &str) {
+    let _ = write!(
+        svg,
+        r#"<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title><text x="{LEFT}" y="18" class="title">{t}</text>"#,
+        t = escape(title)
+    );
+}
+
+/// Horizontal grid lines with their values from 0 to `y_max` every `y_step`, and the axis's name.
+fn y_axis(svg: &mut String, (y_max, y_step): (f64, f64), plot_w: f64, plot_h: f64, y_name: &str) {
+    let mut y = 0.0;
+    while y <= y_max + y_step / 2.0 {
+        let py = TOP + plot_h - (y / y_max) * plot_h;
+        let _ = write!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+            LEFT + plot_w,
+            LEFT - 5.0,
+            py + 4.0,
+            label(y)
+        );
+        y += y_step;
+    }
+    let middle = TOP + plot_h / 2.0;
+    let _ = write!(
+        svg,
+        r#"<text x="14" y="{middle:.1}" text-anchor="middle" class="axis" transform="rotate(-90 14 {middle:.1})">{}</text>"#,
+        escape(y_name)
+    );
+}
+
 struct Line<'a> {
     name: &'a str,
     color: &'a str,
@@ -67,26 +99,8 @@ fn line_chart(title: &str, x_name: &str, y_name: &str, lines: &[Line], log_x: bo
         LEFT + t * plot_w
     };
     let y_of = |y: f64| TOP + plot_h - (y / y_max) * plot_h;
-    let _ = write!(
-        svg,
-        r#"<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title>"#,
-        t = escape(title)
-    );
-    let _ = write!(svg, r#"<text x="{LEFT}" y="18" class="title">{}</text>"#, escape(title));
-    // Grid and y ticks.
-    let mut y = 0.0;
-    while y <= y_max + y_step / 2.0 {
-        let py = y_of(y);
-        let _ = write!(
-            svg,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 5.0,
-            py + 4.0,
-            label(y)
-        );
-        y += y_step;
-    }
+    open_svg(&mut svg, title);
+    y_axis(&mut svg, (y_max, y_step), plot_w, plot_h, y_name);
     // x ticks.
     let ticks: Vec<f64> = if log_x {
         let mut t = Vec::new();
@@ -113,13 +127,10 @@ fn line_chart(title: &str, x_name: &str, y_name: &str, lines: &[Line], log_x: bo
     }
     let _ = write!(
         svg,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text><text x="14" y="{:.1}" text-anchor="middle" class="axis" transform="rotate(-90 14 {:.1})">{}</text>"##,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#333"/><text x="{:.1}" y="{:.1}" text-anchor="middle" class="axis">{}</text>"##,
         LEFT + plot_w / 2.0,
         HEIGHT - 8.0,
-        escape(x_name),
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
-        escape(y_name)
+        escape(x_name)
     );
     for (i, line) in lines.iter().enumerate() {
         if !line.points.is_empty() {
@@ -148,33 +159,17 @@ fn line_chart(title: &str, x_name: &str, y_name: &str, lines: &[Line], log_x: bo
     svg
 }
 
-/// Bars, one per label.
-fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64)]) -> String {
+/// Bars, one per label, each in its policy's colour.
+fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)]) -> String {
     let mut svg = String::new();
     let plot_w = WIDTH - LEFT - 20.0;
     let plot_h = HEIGHT - TOP - BOTTOM - 20.0;
     let (y_max, y_step) = nice_axis(bars.iter().map(|b| b.1).fold(0.0, f64::max));
     let y_of = |y: f64| TOP + plot_h - (y / y_max) * plot_h;
-    let _ = write!(
-        svg,
-        r#"<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{t}"><title>{t}</title><text x="{LEFT}" y="18" class="title">{t}</text>"#,
-        t = escape(title)
-    );
-    let mut y = 0.0;
-    while y <= y_max + y_step / 2.0 {
-        let py = y_of(y);
-        let _ = write!(
-            svg,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 5.0,
-            py + 4.0,
-            label(y)
-        );
-        y += y_step;
-    }
+    open_svg(&mut svg, title);
+    y_axis(&mut svg, (y_max, y_step), plot_w, plot_h, y_name);
     let slot = plot_w / bars.len().max(1) as f64;
-    for (i, (name, value)) in bars.iter().enumerate() {
+    for (i, (name, value, colour)) in bars.iter().enumerate() {
         let x = LEFT + i as f64 * slot + slot * 0.15;
         let top = y_of(value.max(0.0));
         let _ = write!(
@@ -182,7 +177,7 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64)]) -> String {
             r#"<rect class="bar" x="{x:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" class="tick">{}</text><text x="{:.1}" y="{:.1}" text-anchor="middle" class="legend">{}</text>"#,
             slot * 0.7,
             (TOP + plot_h - top).max(0.0),
-            PALETTE[i % PALETTE.len()],
+            colour,
             escape(name),
             label(*value),
             x + slot * 0.35,
@@ -195,13 +190,10 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64)]) -> String {
     }
     let _ = write!(
         svg,
-        r##"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/><text x="14" y="{:.1}" text-anchor="middle" class="axis" transform="rotate(-90 14 {:.1})">{}</text></svg>"##,
+        r##"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/></svg>"##,
         TOP + plot_h,
         LEFT + plot_w,
-        TOP + plot_h,
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
-        escape(y_name)
+        TOP + plot_h
     );
     svg
 }
@@ -299,8 +291,10 @@ svg .axis {{ font-size: 11px; }}
         }
         let kinds: Vec<&'static str> = bar_values(runs[0]).into_iter().map(|(name, _)| name).collect();
         for (k, what) in kinds.iter().enumerate() {
-            let bars: Vec<(String, f64)> =
-                runs.iter().filter_map(|r| bar_values(r).get(k).map(|(_, v)| (r.policy.clone(), *v))).collect();
+            let bars: Vec<(String, f64, &str)> = runs
+                .iter()
+                .filter_map(|r| bar_values(r).get(k).map(|(_, v)| (r.policy.clone(), *v, color(&r.policy))))
+                .collect();
             page.push_str(&bar_chart(&format!("{}: {what}", case.entry.name), what, &bars));
         }
         page.push_str("</div>");
