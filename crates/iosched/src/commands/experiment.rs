@@ -47,14 +47,14 @@ pub fn run(args: &ExperimentArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.export {
         return export(name, &exp, dir);
     }
-    run_loaded(&exp, args.policies.as_deref(), args.jobs.map(|n| n as usize), args.json, args.html.as_deref())
+    run_loaded(&exp, args.policies.as_deref(), args.jobs, args.json, args.html.as_deref())
 }
 
 /// Run and report a loaded experiment.
 pub fn run_loaded(
     exp: &Experiment,
     only: Option<&str>,
-    jobs: Option<usize>,
+    jobs: Option<u64>,
     as_json: bool,
     html_path: Option<&Path>,
 ) -> Result<(), CliError> {
@@ -71,7 +71,7 @@ pub fn run_loaded(
             .collect::<Result<_, _>>()?,
     };
     let pairs = experiment::plan(exp, &selected);
-    let threads = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(jobs);
     let bar = ProgressBar::new(pairs.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} runs, {elapsed} {msg}")

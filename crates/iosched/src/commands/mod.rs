@@ -35,3 +35,17 @@ pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, C
         .collect::<Result<Vec<_>, CliError>>()?;
     registry::create_with(name, pairs).map_err(bad)
 }
+
+/// `--runtime`: a time above 0 with fio's units (a bare number is seconds).
+pub fn parse_runtime_ns(text: &str) -> Result<u64, CliError> {
+    use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
+    parse_time_ns(text, TimeUnit::Seconds)
+        .ok()
+        .filter(|ns| *ns > 0)
+        .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{text}'")))
+}
+
+/// `--jobs N`, or one simulation per core.
+pub fn threads(jobs: Option<u64>) -> usize {
+    jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |n| n as usize)
+}

@@ -46,11 +46,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         workload.add_trace(&name, &t, replay);
     }
     if let Some(runtime) = &args.runtime {
-        let ns = parse_time_ns(runtime, TimeUnit::Seconds)
-            .ok()
-            .filter(|ns| *ns > 0)
-            .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{runtime}'")))?;
-        workload.override_runtime(ns);
+        workload.override_runtime(super::parse_runtime_ns(runtime)?);
     }
     let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
     let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;

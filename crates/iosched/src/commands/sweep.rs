@@ -6,7 +6,6 @@ use crate::error::{bad, CliError};
 use iosched_core::registry;
 use iosched_core::results::RunResult;
 use iosched_sim::{parallel, simulate, SimConfig, Workload};
-use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
 use iosched_workload::{fio, job::JobSpec};
 use serde_json::json;
 
@@ -85,15 +84,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     for d in &devices {
         iosched_device::parse_spec(d).map_err(bad)?;
     }
-    let runtime_ns = match &args.runtime {
-        Some(text) => Some(
-            parse_time_ns(text, TimeUnit::Seconds)
-                .ok()
-                .filter(|ns| *ns > 0)
-                .ok_or_else(|| bad(format!("--runtime expects a time above 0 such as 10 or 500ms, found '{text}'")))?,
-        ),
-        None => None,
-    };
+    let runtime_ns = args.runtime.as_deref().map(super::parse_runtime_ns).transpose()?;
     let mut jobfiles = Vec::new();
     for path in &args.jobfiles {
         jobfiles.push((path.display().to_string(), fio::parse_file(path).map_err(bad)?));
@@ -118,7 +109,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     for p in &points {
         registry::create_with(&p.policy, p.settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(bad)?;
     }
-    let threads = args.jobs.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |n| n as usize);
+    let threads = super::threads(args.jobs);
     let bar = indicatif::ProgressBar::new(points.len() as u64);
     let results = parallel::map_in_order(&points, threads, &|p| run_point(p, args.seed, runtime_ns), &|_| bar.inc(1))
         .map_err(CliError::Failed)?;
