@@ -158,6 +158,7 @@ fn an_exported_experiment_runs_from_its_folder_and_bad_edits_are_one_line_errors
         ("jobs = [\"cvs.fio\"]", "jobs = [\"missing.fio\"]", "missing.fio"),
         ("jobs = [\"cvs.fio\"]", "jobs = [\"../cvs.fio\"]", "inside the folder"),
         ("stream = \"dd\"", "stream = \"dd\"\nspeed = 3", "speed"),
+        ("interactive = \"cvs\"", "interactive = \"git\"", "'dd' or 'git'"),
     ];
     for (from, to, wanted) in cases {
         assert!(good.contains(from), "{from}");

@@ -43,17 +43,6 @@ pub enum Measure {
     Dbload { seed_order: Vec<String> },
 }
 
-impl Measure {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Measure::GeomSched { .. } => "geom-sched",
-            Measure::NetflixFill { .. } => "netflix-fill",
-            Measure::BfqStartup { .. } => "bfq-startup",
-            Measure::Dbload { .. } => "dbload",
-        }
-    }
-}
-
 /// One configuration to compare.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -172,15 +161,28 @@ pub fn load(name: &str, files: Files) -> Result<Experiment, String> {
             jobs.extend(fio::parse_str(&job_text, &job_shown).map_err(|e| e.to_string())?);
         }
         let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
-        for wanted in needed_jobs(&description.measure) {
-            if !names.contains(&wanted) {
-                return Err(format!(
-                    "{shown}: case '{}': the measure reads job '{wanted}', which none of {} defines (jobs: {})",
-                    entry.name,
-                    entry.jobs.join(", "),
-                    names.join(", ")
-                ));
+        let missing = |wanted: &str| {
+            format!(
+                "{shown}: case '{}': the measure reads job '{wanted}', which none of {} defines (jobs: {})",
+                entry.name,
+                entry.jobs.join(", "),
+                names.join(", ")
+            )
+        };
+        match &description.measure {
+            // A case may lack the stream (cvs alone) or the interactive job (dd alone), not both.
+            Measure::GeomSched { stream, interactive } => {
+                if !names.contains(&stream.as_str()) && !names.contains(&interactive.as_str()) {
+                    return Err(missing(&format!("{stream}' or '{interactive}")));
+                }
             }
+            Measure::NetflixFill { reads, writes, .. } => {
+                if let Some(w) = std::iter::once(reads).chain(writes).find(|w| !names.contains(&w.as_str())) {
+                    return Err(missing(w));
+                }
+            }
+            Measure::BfqStartup { app, .. } if !names.contains(&app.as_str()) => return Err(missing(app)),
+            Measure::BfqStartup { .. } | Measure::Dbload { .. } => {}
         }
         cases.push(Case { entry: entry.clone(), jobs });
     }
@@ -197,18 +199,6 @@ fn one_line(e: &toml::de::Error) -> String {
         head
     } else {
         format!("{head}: {reason}")
-    }
-}
-
-/// The job names a case must define for the measure.
-fn needed_jobs(measure: &Measure) -> Vec<&str> {
-    match measure {
-        // A case may lack the stream or the interactive job (dd alone, cvs alone), not both.
-        Measure::GeomSched { .. } | Measure::Dbload { .. } => Vec::new(),
-        Measure::NetflixFill { reads, writes, .. } => {
-            std::iter::once(reads.as_str()).chain(writes.iter().map(String::as_str)).collect()
-        }
-        Measure::BfqStartup { app, .. } => vec![app.as_str()],
     }
 }
 
