@@ -15,24 +15,27 @@
 //!   F, recomputed from the service it actually got. Async service is charged x3; a seeky queue, or one whose
 //!   budget timed out with a third of it left, is charged for the time it held the device (max_budget x
 //!   elapsed / timeout_sync) so that slow queues cannot steal time.
-//! - Budget feedback (sync queues) at expiry: too idle (the idle timer fired) doubles the budget if requests are
-//!   still in flight, else takes 4 x min_budget off; a budget timeout doubles it; an exhausted budget
+//! - Budget feedback (unraised sync queues; a raised queue keeps its budget) at expiry: too idle (the idle
+//!   timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget off; a budget timeout doubles it; an exhausted budget
 //!   quadruples it (all capped at max_budget); a queue that ran dry gets max(service, min_budget). Async queues
 //!   get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been assigned (16384
 //!   sectors before); min_budget = max_budget / 32.
 //! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
 //!   device, or any queue on a rotational device without command queueing) or is needed for service
-//!   guarantees (weights differ among busy queues, or a weight-raised queue competes with unraised ones);
+//!   guarantees (weights differ among active queues, those busy or with requests in flight; or a weight-raised
+//!   queue competes with unraised ones or with 4 more requests in flight than its own);
 //!   slice_idle (8 ms), or 2 ms for a seeky queue when the scenario is symmetric. strict_guarantees=1 idles for
 //!   every sync queue, always the full slice_idle, and turns injection off.
 //! - low_latency: a queue that becomes busy for the first time or after 2 s idle is interactive: weight x30
 //!   for wr_duration (7 s on a device of 140,000 sectors/s, scaled inversely with the measured peak rate,
 //!   clamped to 3-25 s; ended early after 120,000 sectors). A sync queue that becomes busy again no sooner
-//!   than its soft real-time next start (its last busy period's service at 7000 sectors/s) is soft real-time:
+//!   than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
+//!   slice_idle + 4 ms after its last request completed) is soft real-time:
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
 //!   raised. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched, at most inject_limit at a time; the limit grows while the queue in service's
+//!   requests are dispatched (only raised queues' while a raised queue is in service), at most inject_limit
+//!   at a time; the limit grows while the queue in service's
 //!   requests complete within 1.5x the service time they had without injection and shrinks otherwise. It
 //!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
 //!   that hurt, the next waits 1 s, doubling up to 64 s.
@@ -146,6 +149,9 @@ struct Queue {
     /// Requests at the device.
     dispatched: u32,
     busy: bool,
+    /// The weight this queue counts with in the symmetry test: set while it is busy or has requests in flight
+    /// (BFQ keeps a queue in its weights tree until its last request completes).
+    counted_weight: Option<u64>,
     /// Entity: virtual start and finish, and the weight it was activated with.
     start_v: u128,
     finish_v: u128,
@@ -166,6 +172,9 @@ struct Queue {
     last_backlogged_ns: u64,
     service_from_backlogged: u64,
     soft_rt_next_start_ns: u64,
+    /// The queue emptied with requests still in flight: its soft real-time next start is computed when the
+    /// last of them completes (BFQ's softrt_update flag).
+    soft_rt_update: bool,
     in_large_burst: bool,
     /// Seek history: one bit per request, set when it seeked more than 800 sectors.
     seek_history: u32,
@@ -246,6 +255,14 @@ impl ServiceTree {
     }
 }
 
+/// The earliest time at which a queue that has emptied may become busy again and count as soft real-time: its
+/// last busy period's service at the soft real-time rate, and at least slice_idle + 4 ms from now (BFQ's
+/// bfq_bfqq_softrt_next_start).
+fn soft_rt_next_start_ns(q: &Queue, now_ns: u64, slice_idle_ns: u64) -> u64 {
+    let by_rate = q.service_from_backlogged * NS_PER_S / WR_MAX_SOFTRT_SECTORS_PER_S;
+    (q.last_backlogged_ns + by_rate).max(now_ns + slice_idle_ns + 4 * NS_PER_MS)
+}
+
 fn queue_key(flow: u32, sync: bool) -> u64 {
     (u64::from(flow) << 1) | u64::from(sync)
 }
@@ -264,8 +281,9 @@ pub struct Bfq {
     weights: FlowMap<u32, u64>,
     queues: FlowMap<u64, Queue>,
     trees: [ServiceTree; 3],
-    /// Busy queues' weights (weight -> count) and per-class busy counts: the symmetry test.
-    busy_weights: BTreeMap<u64, u32>,
+    /// Active queues' weights (weight -> count; see Queue::counted_weight) and per-class busy counts: the
+    /// symmetry test.
+    active_weights: BTreeMap<u64, u32>,
     busy_per_class: [u32; 3],
     wr_busy: u32,
     in_service: Option<u64>,
@@ -277,6 +295,8 @@ pub struct Bfq {
     queued: usize,
     rotational: bool,
     device_depth: u32,
+    /// Requests at the device, as of the last dispatch call.
+    in_flight: u32,
     peak_rate_sectors_per_s: u64,
     budgets_assigned: u64,
     last_creation_ns: Option<u64>,
@@ -311,7 +331,7 @@ impl Bfq {
             weights: FlowMap::default(),
             queues: FlowMap::default(),
             trees: Default::default(),
-            busy_weights: BTreeMap::new(),
+            active_weights: BTreeMap::new(),
             busy_per_class: [0; 3],
             wr_busy: 0,
             in_service: None,
@@ -322,6 +342,7 @@ impl Bfq {
             queued: 0,
             rotational: false,
             device_depth: 1,
+            in_flight: 0,
             peak_rate_sectors_per_s: 0,
             budgets_assigned: 0,
             last_creation_ns: None,
@@ -368,9 +389,10 @@ impl Bfq {
         }
     }
 
-    /// The scenario is asymmetric when busy queues differ in weight or class (BFQ's bfq_asymmetric_scenario).
+    /// The scenario is asymmetric when active queues (busy, or with requests in flight) differ in weight, or busy
+    /// queues in class (BFQ's bfq_asymmetric_scenario).
     fn asymmetric(&self) -> bool {
-        self.busy_weights.len() > 1 || self.busy_per_class.iter().filter(|c| **c > 0).count() > 1
+        self.active_weights.len() > 1 || self.busy_per_class.iter().filter(|c| **c > 0).count() > 1
     }
 
     fn busy_queues(&self) -> u32 {
@@ -387,7 +409,8 @@ impl Bfq {
         }
         let rot_without_queueing = self.rotational && self.device_depth <= 1;
         let boosts_throughput = rot_without_queueing || (self.rotational && !q.seeky());
-        let raised_competes = q.wr_coeff > 1 && self.wr_busy < self.busy_queues();
+        let raised_competes =
+            q.wr_coeff > 1 && (self.wr_busy < self.busy_queues() || self.in_flight >= q.dispatched.saturating_add(4));
         let asymmetric = self.asymmetric();
         if !(boosts_throughput || raised_competes || asymmetric) {
             return None;
@@ -448,6 +471,7 @@ impl Bfq {
                 fifo_checked: false,
                 dispatched: 0,
                 busy: false,
+                counted_weight: None,
                 start_v: 0,
                 finish_v: 0,
                 entity_weight: 0,
@@ -465,6 +489,7 @@ impl Bfq {
                 last_backlogged_ns: now_ns,
                 service_from_backlogged: 0,
                 soft_rt_next_start_ns: u64::MAX,
+                soft_rt_update: false,
                 in_large_burst: self.burst_is_large,
                 seek_history: 0,
                 last_end_bytes: req.offset_bytes,
@@ -497,11 +522,31 @@ impl Bfq {
         if !q.busy {
             q.busy = true;
             self.busy_per_class[class] += 1;
-            *self.busy_weights.entry(weight).or_insert(0) += 1;
             if q.wr_coeff > 1 {
                 self.wr_busy += 1;
             }
         }
+        self.count_weight(key, Some(weight));
+    }
+
+    /// Move a queue's entry in the symmetry test's weight counts to `weight` (None: out).
+    fn count_weight(&mut self, key: u64, weight: Option<u64>) {
+        let q = self.queues.get_mut(&key).expect("a known queue");
+        if q.counted_weight == weight {
+            return;
+        }
+        if let Some(old) = q.counted_weight {
+            if let Some(c) = self.active_weights.get_mut(&old) {
+                *c -= 1;
+                if *c == 0 {
+                    self.active_weights.remove(&old);
+                }
+            }
+        }
+        if let Some(new) = weight {
+            *self.active_weights.entry(new).or_insert(0) += 1;
+        }
+        q.counted_weight = weight;
     }
 
     /// A queue leaves the busy set (it ran dry, or was drained).
@@ -514,14 +559,11 @@ impl Bfq {
         let class = q.class_index();
         self.busy_per_class[class] -= 1;
         self.trees[class].wsum -= q.entity_weight;
-        if let Some(c) = self.busy_weights.get_mut(&q.entity_weight) {
-            *c -= 1;
-            if *c == 0 {
-                self.busy_weights.remove(&q.entity_weight);
-            }
-        }
         if q.wr_coeff > 1 {
             self.wr_busy -= 1;
+        }
+        if q.dispatched == 0 {
+            self.count_weight(key, None);
         }
     }
 
@@ -553,6 +595,7 @@ impl Bfq {
         }
         q.last_backlogged_ns = now_ns;
         q.service_from_backlogged = 0;
+        q.soft_rt_update = false;
         self.update_raising(key, now_ns);
         self.activate(key, None);
         // Preemption: a raised queue, or one of a higher class, takes the device from an unraised one.
@@ -595,7 +638,9 @@ impl Bfq {
         // The peak rate, from turns of sequential queues long enough to measure.
         let measured = (!q.seeky() && elapsed_ns >= 20 * NS_PER_MS && q.service > 0)
             .then(|| (q.service as u128 * NS_PER_S as u128 / elapsed_ns as u128) as u64);
-        if q.sync {
+        // Feedback adapts the budgets of unraised sync queues only; a raised queue keeps its budget (BFQ's
+        // __bfq_bfqq_recalc_budget).
+        if q.sync && q.wr_coeff == 1 {
             q.max_budget = match reason {
                 Expiry::TooIdle if q.dispatched > 0 => (q.max_budget * 2).min(max_budget),
                 Expiry::TooIdle if q.max_budget > 5 * min_budget => q.max_budget - 4 * min_budget,
@@ -605,15 +650,20 @@ impl Bfq {
                 Expiry::NoMoreRequests => q.service.max(min_budget),
                 Expiry::Preempted => q.max_budget,
             };
-        } else {
+        } else if !q.sync {
             q.max_budget = max_budget;
         }
         let class = q.class_index();
         q.finish_v = q.start_v + ((charged as u128) << SERVICE_SHIFT) / q.entity_weight.max(1) as u128;
         let has_requests = !q.requests.is_empty();
         if !has_requests && q.sync {
-            let by_rate = q.service_from_backlogged * NS_PER_S / WR_MAX_SOFTRT_SECTORS_PER_S;
-            q.soft_rt_next_start_ns = (q.last_backlogged_ns + by_rate).max(now_ns + self.slice_idle_ns + 4 * NS_PER_MS);
+            // Only a queue with nothing in flight shows whether its pattern is isochronous: with requests in
+            // flight, the next start is computed when the last completes.
+            if q.dispatched == 0 {
+                q.soft_rt_next_start_ns = soft_rt_next_start_ns(q, now_ns, self.slice_idle_ns);
+            } else {
+                q.soft_rt_update = true;
+            }
         }
         if let Some(rate) = measured {
             self.peak_rate_sectors_per_s = if rate > self.peak_rate_sectors_per_s {
@@ -691,6 +741,8 @@ impl Bfq {
                 let (start, finish) = (q.start_v, q.finish_v);
                 q.finish_v = start + ((charge as u128) << SERVICE_SHIFT) / q.entity_weight.max(1) as u128;
                 q.last_empty_ns = Some(now_ns);
+                // As at an expiry: its soft real-time next start follows the completion of what it has in flight.
+                q.soft_rt_update = q.sync;
                 self.trees[class].remove(key, start, finish);
                 self.deactivate(key);
             }
@@ -707,10 +759,22 @@ impl Bfq {
         if q.inject_limit == 0 && q.baseline_service_ns > 0 && now_ns >= q.inject_retry_ns {
             q.inject_limit = 1; // probe again
         }
+        let in_service_raised = q.wr_coeff > 1;
         if self.injected_ids.len() as u32 >= q.inject_limit {
             return None;
         }
-        let key = (0..3).find_map(|class| self.trees[class].peek())?;
+        // A raised queue in service only lets other raised queues in (BFQ's bfq_choose_bfqq_for_injection):
+        // injecting a writer would put its requests at the device ahead of the raised queue's next ones.
+        let key = if in_service_raised {
+            self.queues
+                .iter()
+                .filter(|(key, o)| **key != in_service && o.busy && o.wr_coeff > 1 && !o.requests.is_empty())
+                .map(|(key, o)| (o.class, o.finish_v, *key))
+                .min()?
+                .2
+        } else {
+            (0..3).find_map(|class| self.trees[class].peek())?
+        };
         let k = self.next_request_key(key, now_ns)?;
         Some(self.take(now_ns, key, k, true))
     }
@@ -770,6 +834,7 @@ impl Policy for Bfq {
     fn dispatch(&mut self, now_ns: u64, ctx: &DispatchContext) -> Dispatch {
         self.rotational = ctx.rotational;
         self.device_depth = ctx.device_depth;
+        self.in_flight = ctx.in_flight;
         // At most two rounds: a turn that ends (timeout, budget, ran dry) and the next queue's, which starts with
         // a fresh budget and timeout and so dispatches, or idles, or there is no queue.
         for _ in 0..2 {
@@ -844,6 +909,14 @@ impl Policy for Bfq {
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
         q.last_active_ns = now_ns;
+        if q.soft_rt_update && q.dispatched == 0 && q.requests.is_empty() {
+            q.soft_rt_update = false;
+            q.soft_rt_next_start_ns = soft_rt_next_start_ns(q, now_ns, self.slice_idle_ns);
+        }
+        if q.dispatched == 0 && !q.busy {
+            self.count_weight(key, None);
+        }
+        let Some(q) = self.queues.get_mut(&key) else { return };
         if Some(key) != in_service {
             return;
         }
@@ -1094,6 +1167,80 @@ mod tests {
         assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
         assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (1, 0));
         assert_eq!(p.idle_until_ns, Some(1 + 8 * NS_PER_MS));
+    }
+
+    #[test]
+    fn a_queue_with_requests_in_flight_still_counts_in_the_symmetry_test() {
+        // Flow 2 (weight 200) has a request at the device when its turn ends; flow 1 (weight 80, seeky) then runs
+        // dry in service. The scenario is asymmetric until flow 2's request completes, so flow 1 is idled on.
+        let mut p = Bfq::new();
+        for (k, v) in [("low_latency", "0"), ("weight.2", "200"), ("strict_guarantees", "0")] {
+            p.set_tunable(k, v).unwrap();
+        }
+        p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
+        let Dispatch::Request(mut r2) = p.dispatch(0, &CTX) else { panic!("flow 2 has a request") };
+        p.expire(0, Expiry::Preempted);
+        for i in 0..8u64 {
+            p.enqueue(1, read(i, 1, i * (1 << 24), 4096, 1));
+        }
+        assert!(p.asymmetric(), "flow 2 is not busy, but its request is in flight");
+        for _ in 0..8 {
+            let Dispatch::Request(mut r) = p.dispatch(1, &CTX) else { panic!("flow 1 has requests") };
+            r.dispatched_ns = 1;
+            r.completed_ns = 2;
+            p.complete(2, &r);
+        }
+        assert_eq!(p.dispatch(2, &CTX), Dispatch::WaitUntil(2 + 8 * NS_PER_MS), "idle for seeky flow 1");
+        r2.dispatched_ns = 0;
+        r2.completed_ns = 3;
+        p.complete(3, &r2);
+        assert!(!p.asymmetric(), "flow 2 has left: flow 1 alone");
+    }
+
+    #[test]
+    fn a_raised_queue_keeps_its_budget_and_an_unraised_one_adapts() {
+        // Flow 1 dispatches one request, which completes, and sends no more: its turn ends too idle.
+        let budget_after_too_idle = |low_latency: &str| {
+            let mut p = Bfq::new();
+            p.set_tunable("low_latency", low_latency).unwrap();
+            p.enqueue(0, read(1, 1, 0, 4096, 0));
+            let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("one request") };
+            r.dispatched_ns = 0;
+            r.completed_ns = 1;
+            p.complete(1, &r);
+            let Dispatch::WaitUntil(t) = p.dispatch(1, &CTX) else { panic!("idles for flow 1") };
+            assert_eq!(p.dispatch(t, &CTX), Dispatch::Nothing);
+            assert_eq!(stat(&p, "expired_too_idle"), 1);
+            p.queues[&queue_key(1, true)].max_budget
+        };
+        let initial = DEFAULT_MAX_BUDGET_SECTORS * 2 / 3;
+        assert_eq!(budget_after_too_idle("1"), initial, "raised: no feedback");
+        assert_eq!(
+            budget_after_too_idle("0"),
+            initial - 4 * (DEFAULT_MAX_BUDGET_SECTORS / 32),
+            "unraised: 4 x min off"
+        );
+    }
+
+    #[test]
+    fn soft_real_time_next_start_waits_for_the_last_completion() {
+        // Flow 1's turn ends with its request at the device. Its soft real-time next start is computed when that
+        // request completes, so a reader that asks again at once is never taken for soft real-time.
+        let mut p = Bfq::new();
+        p.set_tunable("low_latency", "0").unwrap();
+        p.enqueue(0, read(1, 1, 0, 4096, 0));
+        let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("one request") };
+        p.expire(0, Expiry::Preempted);
+        let q = &p.queues[&queue_key(1, true)];
+        assert!(q.soft_rt_update);
+        assert_eq!(q.soft_rt_next_start_ns, u64::MAX, "not computed while the request is in flight");
+        let done_ns = 50 * NS_PER_MS;
+        r.dispatched_ns = 0;
+        r.completed_ns = done_ns;
+        p.complete(done_ns, &r);
+        let q = &p.queues[&queue_key(1, true)];
+        assert!(!q.soft_rt_update);
+        assert_eq!(q.soft_rt_next_start_ns, done_ns + 8 * NS_PER_MS + 4 * NS_PER_MS);
     }
 
     #[test]
