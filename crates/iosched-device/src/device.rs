@@ -52,4 +52,17 @@ pub trait Device: Send {
     fn stats(&self) -> Vec<(String, StatValue)> {
         Vec::new()
     }
+
+    /// Whether this is real I/O on the real clock (the live engine): its completions come when they come, not at
+    /// times it can tell in advance, so the engine waits on it instead of jumping to [`Device::next_event_ns`].
+    fn is_live(&self) -> bool {
+        false
+    }
+
+    /// Live devices: block until a completion can be collected by [`Device::advance`] or the clock reaches
+    /// `until_ns` (None: until a completion), and return the clock's time in ns since the device was opened.
+    /// Simulated devices are never asked.
+    fn wait(&mut self, until_ns: Option<u64>) -> u64 {
+        until_ns.unwrap_or(0)
+    }
 }

@@ -26,10 +26,12 @@ pub fn render(run: &RunResult) -> String {
     let _ = writeln!(out, "device  {}", run.device);
     let _ = writeln!(
         out,
-        "run     {} requests completed of {} submitted in {:.3} s of simulated time, seed {}",
+        "run     {} requests completed of {} submitted in {:.3} s of {} time, seed {}",
         run.requests_completed,
         run.requests_submitted,
         units::ns_to_s(run.elapsed_ns),
+        // Live devices (iosched run) describe themselves as live:PATH.
+        if run.device.starts_with("live:") { "real" } else { "simulated" },
         run.seed
     );
     let header = ["job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "wait ms"];

@@ -286,6 +286,9 @@ impl Engine {
     }
 
     fn run(&mut self) -> Result<(), SimError> {
+        if self.device.is_live() {
+            return self.run_live();
+        }
         loop {
             let device_next = self.device.next_event_ns();
             let event_next = self.events.peek().map(|Reverse((t, _, _))| *t);
@@ -328,6 +331,52 @@ impl Engine {
                 }
             }
             self.fill_device();
+        }
+        let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
+        if held > 0 {
+            return Err(SimError::Stalled { policy: self.policy.name().to_string(), queued: held });
+        }
+        Ok(())
+    }
+
+    /// The loop on the real clock: collect completions, handle the events that are due, fill the device, then
+    /// wait on the device until its next completion or the next event's time.
+    fn run_live(&mut self) -> Result<(), SimError> {
+        self.now_ns = self.device.wait(Some(0));
+        loop {
+            let mut done = std::mem::take(&mut self.completion_buf);
+            self.device.advance(self.now_ns, &mut done);
+            for c in done.drain(..) {
+                self.on_completion(c);
+            }
+            self.completion_buf = done;
+            while let Some(&Reverse((at, _, kind))) = self.events.peek() {
+                if at > self.now_ns {
+                    break;
+                }
+                self.events.pop();
+                match kind {
+                    EventKind::SourceWake(index) => self.wake_source(index),
+                    EventKind::PolicyTimer if self.timer_armed_ns == Some(at) => {
+                        self.timer_armed_ns = None;
+                        self.policy.timer(self.now_ns);
+                    }
+                    EventKind::PolicyTimer => {} // superseded by an earlier timer
+                    EventKind::Switch(index) => self.switch_policy(index),
+                }
+            }
+            self.fill_device();
+            let sources_pending = self.events.iter().any(|Reverse((_, _, kind))| *kind != EventKind::PolicyTimer);
+            if self.in_flight == 0 && !sources_pending {
+                if self.policy.queued() == 0 && self.barrier.flush.is_none() && self.barrier.held.is_empty() {
+                    break;
+                }
+                if self.timer_armed_ns.is_none() {
+                    break; // reported as stalled below
+                }
+            }
+            let next = self.events.peek().map(|Reverse((t, _, _))| *t);
+            self.now_ns = self.device.wait(next).max(self.now_ns);
         }
         let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
         if held > 0 {

@@ -170,6 +170,9 @@ pub struct JobSpec {
     /// Once the queue is full, refill only when it has drained to this (iodepth_low; default: iodepth - 1).
     pub iodepth_low: Option<u32>,
     pub engine: Engine,
+    /// fio's filename: the file or block device a live run (`iosched run`) reads and writes. Simulation ignores it
+    /// (the simulated device is the target).
+    pub filename: Option<String>,
     /// O_DIRECT (direct=1 or buffered=0). Buffered writes are asynchronous write-back.
     pub direct: bool,
     /// O_SYNC writes (sync=1): synchronous even when buffered.
@@ -255,6 +258,7 @@ impl Default for JobSpec {
             iodepth: 1,
             iodepth_low: None,
             engine: Engine::default(),
+            filename: None,
             direct: false,
             sync_writes: false,
             runtime_ns: None,

@@ -27,6 +27,8 @@ pub enum Command {
     },
     /// Simulate a fio job file or a block trace through a policy on a device model
     Sim(SimArgs),
+    /// Run a fio job file live: real I/O through io_uring to the file or block device it names, through a policy
+    Run(RunArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
     /// Run a seed experiment (geom-sched, netflix-fill, bfq-startup, dbload) or a folder of the same shape
@@ -166,4 +168,34 @@ pub struct ValidateArgs {
     /// Write each request's simulated and measured access time to this CSV file
     #[arg(long, value_name = "OUT.csv")]
     pub per_request: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "The target is the jobs' filename= (all jobs must name the same one) or --target. A missing \
+or short regular file is laid out first (written in full, as fio does). direct=1 in the jobs opens it with O_DIRECT \
+where the file system allows it. The output is the same table or fio JSON as 'iosched sim'.")]
+pub struct RunArgs {
+    /// A fio job file
+    pub jobfile: PathBuf,
+    /// Scheduling policy (see 'iosched policies')
+    #[arg(long, default_value = "noop")]
+    pub policy: String,
+    /// Set a policy tunable, for example --set batch=16 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// The file or block device to run against, instead of the jobs' filename=
+    #[arg(long, value_name = "PATH")]
+    pub target: Option<PathBuf>,
+    /// Requests the engine keeps at the target at most (default: the sum of the jobs' iodepth, at most 256)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub queue_depth: Option<u32>,
+    /// Override every job's runtime, in seconds
+    #[arg(long)]
+    pub runtime: Option<String>,
+    /// Seed of the random streams (offsets, sizes)
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print fio's JSON schema (plus an "iosched" object) instead of a table
+    #[arg(long)]
+    pub json: bool,
 }

@@ -8,7 +8,7 @@
 //!
 //! This reader knows fio's block-I/O options (see [`SUPPORTED`]). An option it does not support is rejected by
 //! name with file and line, never silently ignored; options that do not change what reaches the device in a
-//! simulation (a file name, a description, submission batching) are accepted and listed in
+//! simulation (a description, submission batching) are accepted and listed in
 //! [`ACCEPTED_WITHOUT_EFFECT`] with the reason.
 
 pub mod values;
@@ -52,6 +52,7 @@ pub const SUPPORTED: &[&str] = &[
     "iodepth",
     "iodepth_low",
     "ioengine",
+    "filename",
     "direct",
     "buffered",
     "sync",
@@ -94,7 +95,6 @@ pub const SUPPORTED: &[&str] = &[
 /// Options accepted because they do not change what reaches the device in simulation, with why.
 pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
     ("description", "text only"),
-    ("filename", "the simulated device is the target"),
     ("directory", "the simulated device is the target"),
     ("randrepeat", "simulations always repeat for the same seed"),
     ("norandommap", "random offsets are drawn with replacement anyway"),
@@ -554,6 +554,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             };
         }
         "direct" => job.direct = flag()?,
+        "filename" => job.filename = Some(need()?.to_string()),
         "buffered" => job.direct = !flag()?,
         "sync" => {
             job.sync_writes = match value {

@@ -2,6 +2,7 @@
 
 mod experiment;
 mod policies;
+mod run;
 mod sim;
 mod sweep;
 mod validate;
@@ -15,6 +16,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Experiment(args) => experiment::run(&args),
         Command::Sweep(args) => sweep::run(&args),

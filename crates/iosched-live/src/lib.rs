@@ -1,0 +1,6 @@
+//! iosched's live engine devices: the same engine and policies as the simulator, on real I/O and the real
+//! clock. [`uring::UringDevice`] is a file or block device driven through io_uring.
+
+pub mod uring;
+
+pub use uring::{OpenError, UringDevice};

@@ -1,0 +1,114 @@
+//! `iosched run`: a fio job file live, real I/O through io_uring on the real clock, through a policy; the same
+//! engine as `iosched sim` with a real device in place of a model.
+
+use super::policy_with;
+use crate::cli::RunArgs;
+use crate::error::{bad, CliError};
+use iosched_live::UringDevice;
+use iosched_report::{fio_json, table};
+use iosched_sim::{simulate, SimConfig, SimError, Workload};
+use iosched_workload::fio;
+use iosched_workload::job::{JobSpec, SizeSpec};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The most requests at the target when the jobs do not say (the sum of their depths is used up to this).
+const DEFAULT_DEPTH_CAP: u32 = 256;
+
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let jobs = fio::parse_file(&args.jobfile).map_err(bad)?;
+    if jobs.is_empty() {
+        return Err(bad(format!("{}: no jobs", args.jobfile.display())));
+    }
+    let target = target(args, &jobs)?;
+    let policy = policy_with(&args.policy, &args.set)?;
+    lay_out(&target, needed_bytes(&jobs))?;
+    let direct = jobs.iter().any(|j| j.direct);
+    let depth = args.queue_depth.unwrap_or_else(|| {
+        jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, DEFAULT_DEPTH_CAP)
+    });
+    let device = UringDevice::open(&target, depth, direct).map_err(|e| CliError::Failed(e.to_string()))?;
+    if direct && !device.direct() {
+        eprintln!("iosched: warning: {} does not allow O_DIRECT; running buffered", target.display());
+    }
+    let mut workload = Workload::from_jobs(&jobs);
+    if let Some(runtime) = &args.runtime {
+        workload.override_runtime(super::parse_runtime_ns(runtime)?);
+    }
+    let out =
+        simulate(&workload, policy, Box::new(device), Vec::new(), &SimConfig { seed: args.seed, record_log: false })
+            .map_err(|e| match e {
+                SimError::Workload(w) => bad(w),
+                other => CliError::Failed(other.to_string()),
+            })?;
+    if args.json {
+        print!("{}", fio_json::to_string(&out.result));
+    } else {
+        print!("{}", table::render(&out.result));
+    }
+    Ok(())
+}
+
+/// --target, or the one filename= the jobs share.
+fn target(args: &RunArgs, jobs: &[JobSpec]) -> Result<PathBuf, CliError> {
+    if let Some(t) = &args.target {
+        return Ok(t.clone());
+    }
+    let mut names = jobs.iter().map(|j| j.filename.as_deref());
+    let first = names.next().flatten();
+    match first {
+        Some(name) if names.all(|n| n == Some(name)) => {
+            // A relative name is relative to the job file, as a user reading the file would expect.
+            let path = Path::new(name);
+            Ok(if path.is_absolute() {
+                path.to_path_buf()
+            } else {
+                args.jobfile.parent().unwrap_or(Path::new(".")).join(path)
+            })
+        }
+        _ => Err(bad(format!(
+            "{}: a live run needs one target: give every job the same filename= or use --target PATH",
+            args.jobfile.display()
+        ))),
+    }
+}
+
+/// The bytes the jobs reach with sizes in bytes (a size in per cent needs the target to exist already).
+fn needed_bytes(jobs: &[JobSpec]) -> u64 {
+    jobs.iter()
+        .map(|j| {
+            let at = |s: SizeSpec| match s {
+                SizeSpec::Bytes(b) => b,
+                SizeSpec::Percent(_) => 0,
+            };
+            let size = j.size.or(j.filesize).map_or(0, at) * if j.size.is_none() { j.nrfiles.max(1) as u64 } else { 1 };
+            at(j.offset) + at(j.offset_increment) * (j.numjobs.max(1) as u64 - 1) + size
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Make a regular file at least `bytes` long by writing it, as fio lays out its files: reads of a hole would
+/// cost the device nothing. Block devices and long enough files are left alone.
+fn lay_out(path: &Path, bytes: u64) -> Result<(), CliError> {
+    let failed = |e: std::io::Error| CliError::Failed(format!("cannot lay out {}: {e}", path.display()));
+    let existing = match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => return Ok(()),
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        Err(e) => return Err(failed(e)),
+    };
+    if existing >= bytes {
+        return Ok(());
+    }
+    eprintln!("iosched: laying out {} ({} MiB)", path.display(), bytes.div_ceil(1 << 20));
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(failed)?;
+    let chunk = vec![0x5au8; 1 << 20];
+    let mut at = existing;
+    while at < bytes {
+        let n = chunk.len().min((bytes - at) as usize);
+        file.write_all(&chunk[..n]).map_err(failed)?;
+        at += n as u64;
+    }
+    file.sync_all().map_err(failed)
+}
