@@ -88,6 +88,8 @@ pub struct RunResult {
     pub requests_completed: u64,
     /// Virtual (or real) time from start to the last completion.
     pub elapsed_ns: u64,
+    /// The run was live (real I/O on the real clock, `iosched run`), not simulated.
+    pub real_time: bool,
     pub jobs: Vec<JobResult>,
     /// The [global] options as written (fio's "global options").
     pub global_options: Vec<(String, String)>,

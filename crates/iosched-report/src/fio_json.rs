@@ -113,7 +113,7 @@ pub fn to_value(run: &RunResult) -> Value {
         "fio version": concat!("iosched-", env!("CARGO_PKG_VERSION")),
         "timestamp": 0,
         "timestamp_ms": 0,
-        "time": "simulated",
+        "time": if run.real_time { "real" } else { "simulated" },
         "global options": pairs(&run.global_options),
         "jobs": run.jobs.iter().map(job_value).collect::<Vec<_>>(),
         "disk_util": [],

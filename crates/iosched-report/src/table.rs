@@ -30,8 +30,7 @@ pub fn render(run: &RunResult) -> String {
         run.requests_completed,
         run.requests_submitted,
         units::ns_to_s(run.elapsed_ns),
-        // Live devices (iosched run) describe themselves as live:PATH.
-        if run.device.starts_with("live:") { "real" } else { "simulated" },
+        if run.real_time { "real" } else { "simulated" },
         run.seed
     );
     let header = ["job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "wait ms"];

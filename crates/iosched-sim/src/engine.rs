@@ -1,5 +1,6 @@
 //! The discrete-event engine: virtual time in integer nanoseconds, a policy, a device, and the processes of a
-//! workload.
+//! workload. With a live device ([`Device::is_live`], `iosched run`) the same engine runs on the real clock:
+//! instead of jumping to the next event it waits on the device until a completion or the next event's time.
 //!
 //! The loop takes the earliest of the device's next internal event and the earliest scheduled event (a
 //! process wake-up, a policy timer, a policy switch), handles it, then fills the device: while the device has
@@ -324,14 +325,25 @@ impl Engine {
                     }
                 }
                 self.now_ns = self.now_ns.max(at);
-                match kind {
-                    EventKind::SourceWake(index) => self.wake_source(index),
-                    EventKind::PolicyTimer => self.policy.timer(self.now_ns),
-                    EventKind::Switch(index) => self.switch_policy(index),
-                }
+                self.handle(kind);
             }
             self.fill_device();
         }
+        self.check_drained()
+    }
+
+    /// Handle a due event (a policy timer only if it is the one armed).
+    fn handle(&mut self, kind: EventKind) {
+        match kind {
+            EventKind::SourceWake(index) => self.wake_source(index),
+            EventKind::PolicyTimer => self.policy.timer(self.now_ns),
+            EventKind::Switch(index) => self.switch_policy(index),
+        }
+    }
+
+    /// At the end of a run nothing may be left held: a policy that keeps requests with nothing in flight and no
+    /// timer set has stalled.
+    fn check_drained(&self) -> Result<(), SimError> {
         let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
         if held > 0 {
             return Err(SimError::Stalled { policy: self.policy.name().to_string(), queued: held });
@@ -355,34 +367,28 @@ impl Engine {
                     break;
                 }
                 self.events.pop();
-                match kind {
-                    EventKind::SourceWake(index) => self.wake_source(index),
-                    EventKind::PolicyTimer if self.timer_armed_ns == Some(at) => {
-                        self.timer_armed_ns = None;
-                        self.policy.timer(self.now_ns);
+                if kind == EventKind::PolicyTimer {
+                    if self.timer_armed_ns != Some(at) {
+                        continue; // superseded by an earlier timer
                     }
-                    EventKind::PolicyTimer => {} // superseded by an earlier timer
-                    EventKind::Switch(index) => self.switch_policy(index),
+                    self.timer_armed_ns = None;
                 }
+                self.handle(kind);
             }
             self.fill_device();
-            let sources_pending = self.events.iter().any(|Reverse((_, _, kind))| *kind != EventKind::PolicyTimer);
-            if self.in_flight == 0 && !sources_pending {
-                if self.policy.queued() == 0 && self.barrier.flush.is_none() && self.barrier.held.is_empty() {
-                    break;
-                }
-                if self.timer_armed_ns.is_none() {
-                    break; // reported as stalled below
-                }
+            // Over once nothing is in flight and no source will wake: whatever a policy still holds then, with no
+            // timer to release it, is a stall (reported below). The scan runs only when the device is idle.
+            if self.in_flight == 0
+                && !self.events.iter().any(|Reverse((_, _, kind))| *kind != EventKind::PolicyTimer)
+                && (self.timer_armed_ns.is_none()
+                    || (self.policy.queued() == 0 && self.barrier.flush.is_none() && self.barrier.held.is_empty()))
+            {
+                break;
             }
             let next = self.events.peek().map(|Reverse((t, _, _))| *t);
             self.now_ns = self.device.wait(next).max(self.now_ns);
         }
-        let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
-        if held > 0 {
-            return Err(SimError::Stalled { policy: self.policy.name().to_string(), queued: held });
-        }
-        Ok(())
+        self.check_drained()
     }
 
     fn wake_source(&mut self, index: u32) {
@@ -674,6 +680,7 @@ impl Engine {
                 requests_submitted: self.next_request_id,
                 requests_completed: self.completed,
                 elapsed_ns: self.now_ns,
+                real_time: self.device.is_live(),
                 jobs,
                 global_options: self.global_options,
                 policy_switches: self.policy_generation,

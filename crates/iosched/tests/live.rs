@@ -68,6 +68,7 @@ fn a_job_file_runs_live_through_each_policy_and_every_request_completes() {
         let iosched = &v["iosched"];
         assert_eq!(iosched["requests_completed"], iosched["requests_submitted"], "{policy}: {iosched}");
         assert_eq!(iosched["requests_completed"], 6000, "{policy}: {iosched}");
+        assert_eq!(v["time"], "real", "{policy}: a live run says so");
     }
     // The target was laid out to the jobs' size, as fio would.
     assert_eq!(std::fs::metadata(d.join("target.dat")).unwrap().len(), 16 << 20);
