@@ -2,8 +2,9 @@
 //!
 //! Each request the engine submits becomes one submission-queue entry (read, write, fsync for a flush,
 //! fallocate punching a hole for a trim), tagged with the engine's tag. Entries are handed to the kernel four
-//! at a time as the engine submits, and the rest when it waits. The file is opened with O_DIRECT where the file system allows it (the page
-//! cache would otherwise answer reads the policy thinks it scheduled); [`UringDevice::direct`] says which.
+//! at a time as the engine submits, and the rest when it waits. The file is opened with O_DIRECT where the file
+//! system allows it (the page cache would otherwise answer reads the policy thinks it scheduled);
+//! [`UringDevice::direct`] says which.
 //!
 //! The clock is the monotonic time since the device was opened, in ns: the engine's time 0 is the open.
 //! A request that fails, or reads or writes fewer bytes than asked (past the end of a block device), completes
@@ -225,7 +226,8 @@ impl UringDevice {
                 self.unsubmitted = 0;
                 self.timer_specs.clear();
             }
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {} // completion queue full: reap, then retry
+            // The completion queue is full: empty it, and the caller retries.
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => self.reap(),
             Err(e) => panic!("io_uring_enter failed on {}: {e}", self.path.display()),
         }
     }
@@ -236,10 +238,12 @@ impl UringDevice {
     fn arm_timer(&mut self, until_ns: u64, in_ns: u64) {
         let spec = Box::new(types::Timespec::new().sec(in_ns / 1_000_000_000).nsec((in_ns % 1_000_000_000) as u32));
         let entry = opcode::Timeout::new(&*spec as *const types::Timespec).build().user_data(TIMER_MARK);
-        self.timer_specs.push(spec);
         while unsafe { self.ring.submission().push(&entry) }.is_err() {
             self.enter(0, None);
         }
+        // Kept only once the entry is on the ring: an enter() above clears the specs already submitted, and the
+        // box keeps this one's address when it moves into the vector.
+        self.timer_specs.push(spec);
         self.unsubmitted += 1;
         let at = self.timers.partition_point(|t| *t <= until_ns);
         self.timers.insert(at, until_ns);
@@ -327,7 +331,7 @@ impl Device for UringDevice {
 
     fn wait(&mut self, until_ns: Option<u64>) -> u64 {
         self.reap();
-        let in_flight = self.in_flight.iter().any(Option::is_some);
+        let in_flight = self.counters.submitted > self.counters.completed;
         if !self.ready.is_empty() {
             if self.unsubmitted > 0 {
                 self.enter(0, None);
@@ -355,7 +359,7 @@ impl Device for UringDevice {
 
 /// What a write puts in its buffer: each 8-byte word holds its own byte offset in the file, so that a read can
 /// tell where the data it got was written for.
-pub fn fill_pattern(buf: &mut [u8], offset_bytes: u64) {
+fn fill_pattern(buf: &mut [u8], offset_bytes: u64) {
     for (i, word) in buf.chunks_exact_mut(8).enumerate() {
         word.copy_from_slice(&(offset_bytes + 8 * i as u64).to_le_bytes());
     }
