@@ -16,10 +16,10 @@
 //!   budget timed out with a third of it left, is charged for the time it held the device (max_budget x
 //!   elapsed / timeout_sync) so that slow queues cannot steal time.
 //! - Budget feedback (unraised sync queues; a raised queue keeps its budget) at expiry: too idle (the idle
-//!   timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget off; a budget timeout doubles it; an exhausted budget
-//!   quadruples it (all capped at max_budget); a queue that ran dry gets max(service, min_budget). Async queues
-//!   get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been assigned (16384
-//!   sectors before); min_budget = max_budget / 32.
+//!   timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget off; a budget
+//!   timeout doubles it; an exhausted budget quadruples it (all capped at max_budget); a queue that ran dry gets
+//!   max(service, min_budget). Async queues get max_budget. max_budget = peak rate x timeout_sync once 194
+//!   budgets have been assigned (16384 sectors before); min_budget = max_budget / 32.
 //! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
 //!   device, or any queue on a rotational device without command queueing) or is needed for service
 //!   guarantees (weights differ among active queues, those busy or with requests in flight; or a weight-raised
@@ -34,9 +34,9 @@
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
 //!   raised. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues' while a raised queue is in service), at most inject_limit
-//!   at a time; the limit grows while the queue in service's
-//!   requests complete within 1.5x the service time they had without injection and shrinks otherwise. It
+//!   requests are dispatched (only raised queues', by class then F, while a raised queue is in service), at
+//!   most inject_limit at a time; the limit grows while the queue in service's requests complete within 1.5x
+//!   the service time they had without injection and shrinks otherwise. It
 //!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
 //!   that hurt, the next waits 1 s, doubling up to 64 s.
 //! - Within a queue (policies/flow_queue.rs): at a turn's first choice the FIFO head if it is older than
@@ -914,9 +914,12 @@ impl Policy for Bfq {
             q.soft_rt_next_start_ns = soft_rt_next_start_ns(q, now_ns, self.slice_idle_ns);
         }
         if q.dispatched == 0 && !q.busy {
+            // Its last request is done: it leaves the symmetry test (see Queue::counted_weight). A queue that is
+            // not busy is not in service, so there is no injection feedback to give either.
+            debug_assert_ne!(Some(key), in_service, "the queue in service stays busy until it expires");
             self.count_weight(key, None);
+            return;
         }
-        let Some(q) = self.queues.get_mut(&key) else { return };
         if Some(key) != in_service {
             return;
         }
