@@ -73,16 +73,22 @@ fn target(args: &RunArgs, jobs: &[JobSpec]) -> Result<PathBuf, CliError> {
     }
 }
 
-/// The bytes the jobs reach with sizes in bytes (a size in per cent needs the target to exist already).
+/// The bytes the jobs reach, counting only sizes given in bytes (a size in per cent is of the target, which must
+/// then exist already). The region is worked out as the simulator's job_region does: offset, plus the last
+/// clone's offset_increment, plus size (or filesize x nrfiles).
 fn needed_bytes(jobs: &[JobSpec]) -> u64 {
+    let bytes = |s: SizeSpec| match s {
+        SizeSpec::Bytes(b) => b,
+        SizeSpec::Percent(_) => 0,
+    };
     jobs.iter()
         .map(|j| {
-            let at = |s: SizeSpec| match s {
-                SizeSpec::Bytes(b) => b,
-                SizeSpec::Percent(_) => 0,
+            let len = match (j.size, j.filesize) {
+                (Some(size), _) => bytes(size),
+                (None, Some(file)) => bytes(file) * j.nrfiles.max(1) as u64,
+                (None, None) => 0,
             };
-            let size = j.size.or(j.filesize).map_or(0, at) * if j.size.is_none() { j.nrfiles.max(1) as u64 } else { 1 };
-            at(j.offset) + at(j.offset_increment) * (j.numjobs.max(1) as u64 - 1) + size
+            bytes(j.offset) + bytes(j.offset_increment) * (j.numjobs.max(1) as u64 - 1) + len
         })
         .max()
         .unwrap_or(0)
