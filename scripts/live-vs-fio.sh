@@ -3,10 +3,10 @@
 # 4 KiB random reads, queue depth 32, O_DIRECT, io_uring, on a 1 GiB file; rounds alternate fio, iosched noop and
 # iosched bfq so that drift of a noisy machine hits all three alike. Prints each round and the median ratios.
 #
-#   scripts/live-vs-fio.sh [DIR] [ROUNDS] [SECONDS]     (default: ./target/live-bench, 3 rounds of 5 s)
+#   scripts/live-vs-fio.sh [DIR] [ROUNDS] [SECONDS]     (default: ./target/live-bench, 5 rounds of 5 s)
 set -euo pipefail
 dir=${1:-target/live-bench}
-rounds=${2:-3}
+rounds=${2:-5}
 seconds=${3:-5}
 command -v fio >/dev/null || { echo "installing fio" >&2; apt-get install -y fio >/dev/null; }
 cargo build --release -q -p iosched
