@@ -170,8 +170,14 @@ impl UringDevice {
         self.direct
     }
 
-    fn now_ns(&self) -> u64 {
+    /// The device's clock: ns since it was opened.
+    pub fn clock_ns(&self) -> u64 {
         self.opened.elapsed().as_nanos() as u64
+    }
+
+    /// Whether any request is at the kernel or waiting to be collected.
+    pub fn busy(&self) -> bool {
+        self.counters.submitted > self.counters.completed || !self.ready.is_empty()
     }
 
     /// Read completed entries off the ring.
@@ -306,7 +312,7 @@ impl Device for UringDevice {
     }
 
     fn next_event_ns(&self) -> Option<u64> {
-        (!self.ready.is_empty()).then(|| self.now_ns())
+        (!self.ready.is_empty()).then(|| self.clock_ns())
     }
 
     fn advance(&mut self, _now_ns: u64, completed: &mut Vec<Completion>) {
@@ -336,9 +342,9 @@ impl Device for UringDevice {
             if self.unsubmitted > 0 {
                 self.enter(0, None);
             }
-            return self.now_ns();
+            return self.clock_ns();
         }
-        let now = self.now_ns();
+        let now = self.clock_ns();
         match until_ns {
             Some(until) if until <= now && self.unsubmitted > 0 => self.enter(0, None),
             Some(until) if until <= now => {}
@@ -353,7 +359,7 @@ impl Device for UringDevice {
             None => {}
         }
         self.reap();
-        self.now_ns()
+        self.clock_ns()
     }
 }
 

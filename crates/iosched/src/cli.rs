@@ -74,11 +74,11 @@ pub struct ExperimentArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Give a fio job file, one or more --trace files, or both (they run together).\n\
+#[command(after_help = "Give fio job files, one or more --trace files, or both (they run together).\n\
 Trace formats: blkparse, blktrace, msr, spc, alibaba, tencent, fiu, disksim, disksim-validate, mqsim, iolog2, iolog3.")]
 pub struct SimArgs {
-    /// A fio job file
-    pub jobfile: Option<PathBuf>,
+    /// fio job files (several run together, as if one file)
+    pub jobfiles: Vec<PathBuf>,
     /// A block trace to replay (repeatable: each is its own source, for example blktrace's per-CPU files)
     #[arg(long = "trace", value_name = "FILE")]
     pub traces: Vec<PathBuf>,
@@ -173,10 +173,15 @@ pub struct ValidateArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "The target is the jobs' filename= (all jobs must name the same one) or --target. A missing \
 or short regular file is laid out first (written in full, as fio does). direct=1 in the jobs opens it with O_DIRECT \
-where the file system allows it. The output is the same table or fio JSON as 'iosched sim'.")]
+where the file system allows it. The output is the same table or fio JSON as 'iosched sim'.\n\
+With --emulate SPEC every request is performed on the target and completes when the device model says (or when the \
+real I/O finishes, if later: the device stats count those late_requests). A target smaller than the model emulates \
+the model's first bytes; a sparse file as large as the model (truncate -s SIZE FILE) emulates all of it.\n\
+Example: iosched run dd-read.fio cvs.fio --target disk.img --emulate hdd:sata7200,queue_depth=1 --policy rr")]
 pub struct RunArgs {
-    /// A fio job file
-    pub jobfile: PathBuf,
+    /// fio job files (several run together, as if one file)
+    #[arg(required = true)]
+    pub jobfiles: Vec<PathBuf>,
     /// Scheduling policy (see 'iosched policies')
     #[arg(long, default_value = "noop")]
     pub policy: String,
@@ -187,8 +192,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH")]
     pub target: Option<PathBuf>,
     /// Requests the engine keeps at the target at most (default: the sum of the jobs' iodepth, at most 256)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096), conflicts_with = "emulate")]
     pub queue_depth: Option<u32>,
+    /// Complete each request when this device model says (any 'iosched sim --device' spec; its queue_depth is the
+    /// queue depth), performing the real I/O as well
+    #[arg(long, value_name = "SPEC")]
+    pub emulate: Option<String>,
+    /// Switch to another policy after this much real time, handing over every queued request, for example
+    /// --switch-at 2s:deadline (repeatable)
+    #[arg(long = "switch-at", value_name = "TIME:POLICY[,KEY=VALUE...]")]
+    pub switch_at: Vec<String>,
     /// Override every job's runtime, in seconds
     #[arg(long)]
     pub runtime: Option<String>,

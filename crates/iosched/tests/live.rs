@@ -112,3 +112,191 @@ fn a_live_run_needs_one_target() {
     let v = run_json(&job, &["--target", target.to_str().unwrap()]);
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
 }
+
+/// The dd+cvs numbers of a geom-sched run (`iosched run` or `iosched sim` JSON): dd's MB/s and cvs's reads/s.
+fn dd_and_cvs(v: &Value) -> (f64, f64) {
+    let job = |name: &str| v["jobs"].as_array().unwrap().iter().find(|j| j["jobname"] == name).unwrap().clone();
+    (job("dd")["read"]["bw_bytes"].as_f64().unwrap() / 1e6, job("cvs")["read"]["iops"].as_f64().unwrap())
+}
+
+#[test]
+fn an_emulated_disk_gives_the_simulated_throughput() {
+    if !io_uring_available() {
+        return;
+    }
+    // geom-sched's dd-read+cvs case (scripts/live-emulate-geom.sh runs it for 20 s per policy): live on a sparse
+    // file as large as the model with --emulate, dd's MB/s must come within 20 % of the simulated run's.
+    let d = dir("emulate");
+    let disk = d.join("disk.img");
+    std::fs::File::create(&disk).unwrap().set_len(300 << 30).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/geom-sched");
+    let jobs = [root.join("dd-read.fio"), root.join("cvs.fio")];
+    let device = "hdd:sata7200,queue_depth=1";
+    for policy in ["noop", "rr"] {
+        let mut args = vec!["sim"];
+        args.extend(jobs.iter().map(|p| p.to_str().unwrap()));
+        args.extend(["--device", device, "--policy", policy, "--runtime", "3", "--json"]);
+        let sim = iosched(&args);
+        assert!(sim.status.success(), "{}", String::from_utf8_lossy(&sim.stderr));
+        let sim: Value = serde_json::from_slice(&sim.stdout).unwrap();
+        let live = run_json(
+            &jobs[0],
+            &[
+                jobs[1].to_str().unwrap(),
+                "--target",
+                disk.to_str().unwrap(),
+                "--emulate",
+                device,
+                "--policy",
+                policy,
+                "--runtime",
+                "3",
+            ],
+        );
+        let ((sim_dd, sim_cvs), (live_dd, live_cvs)) = (dd_and_cvs(&sim), dd_and_cvs(&live));
+        eprintln!("{policy}: dd live {live_dd:.2} MB/s, simulated {sim_dd:.2}; cvs live {live_cvs:.1}/s, {sim_cvs:.1}");
+        assert!((live_dd / sim_dd - 1.0).abs() <= 0.2, "{policy}: dd live {live_dd} MB/s vs simulated {sim_dd}");
+        let stats = &live["iosched"]["device"];
+        assert!(stats["spec"].as_str().unwrap().starts_with("emulate:hdd:sata7200"), "{stats}");
+        assert_eq!(stats["completed"], live["iosched"]["requests_completed"], "{stats}");
+    }
+}
+
+#[test]
+fn emulation_counts_real_io_that_finishes_after_the_model() {
+    if !io_uring_available() {
+        return;
+    }
+    // A model that finishes in 1 us: every real write-and-fsync takes longer, so most requests are late, and
+    // each then completes when the real I/O does.
+    let d = dir("late");
+    let job = d.join("late.fio");
+    std::fs::write(&job, "[w]\nfilename=t.dat\nsize=1m\nrw=randwrite\nbs=4k\nfsync=1\nnumber_ios=200\n").unwrap();
+    let v = run_json(&job, &["--emulate", "simple,latency_us=1,flush_us=1,queue_depth=1,capacity_gib=1"]);
+    let stats = &v["iosched"]["device"];
+    let late = stats["late_requests"].as_u64().unwrap();
+    assert!(late >= 200, "200 writes and 200 fsyncs, late {late}: {stats}");
+    assert!(stats["late_mean_us"].as_f64().unwrap() > 1.0, "{stats}");
+    assert_eq!(v["iosched"]["requests_completed"], 400, "{stats}");
+}
+
+#[test]
+fn switching_policies_under_live_load_loses_no_write() {
+    if !io_uring_available() {
+        return;
+    }
+    // fio-style verification: four writers each write their own 4 MiB sequentially (16 KiB at a time, 8 in
+    // flight, paced to last about 1.5 s) beside two random readers, while the policy changes every 100 ms. Every
+    // word of every written block must then hold its own offset (each write carries its offsets), so a write that
+    // was lost, misplaced or torn in a hand-over shows.
+    let d = dir("switch");
+    let job = d.join("switch.fio");
+    std::fs::write(
+        &job,
+        "[global]\nfilename=t.dat\ndirect=1\nioengine=io_uring\n\
+         [writers]\nrw=write\nbs=16k\niodepth=8\nsize=4m\nnumjobs=4\noffset_increment=4m\nrate=3m\n\
+         [readers]\nrw=randread\nbs=4k\niodepth=8\nsize=16m\nnumjobs=2\ntime_based\nruntime=1500ms\n",
+    )
+    .unwrap();
+    let cycle = ["bfq", "deadline", "cfq", "kyber", "cam", "rr", "as", "elevator", "noop"];
+    let switches: Vec<String> = (1..=12).map(|i| format!("{}ms:{}", 100 * i, cycle[i % cycle.len()])).collect();
+    let mut extra = vec!["--policy", "noop"];
+    for s in &switches {
+        extra.extend(["--switch-at", s]);
+    }
+    let v = run_json(&job, &extra);
+    let iosched = &v["iosched"];
+    assert_eq!(iosched["policy_switches"], 12, "every switch happened under load: {iosched}");
+    assert_eq!(iosched["requests_completed"], iosched["requests_submitted"], "{iosched}");
+    for j in v["jobs"].as_array().unwrap() {
+        assert_eq!(j["error"], 0, "{j}");
+    }
+    let written: u64 = v["jobs"].as_array().unwrap().iter().map(|j| j["write"]["io_bytes"].as_u64().unwrap()).sum();
+    assert_eq!(written, 16 << 20, "each writer wrote its 4 MiB");
+    let data = std::fs::read(d.join("t.dat")).unwrap();
+    assert_eq!(data.len(), 16 << 20);
+    let bad =
+        data.chunks_exact(8).enumerate().filter(|(i, w)| u64::from_le_bytes((*w).try_into().unwrap()) != 8 * *i as u64);
+    let bad: Vec<usize> = bad.map(|(i, _)| i * 8).take(5).collect();
+    assert!(bad.is_empty(), "words not holding their offset, first at bytes {bad:?}");
+}
+
+/// A real file that claims twice its size: a request past the file's end is a real one, and the kernel ends it
+/// short (a read at the end of a file or block device returns 0 bytes), which must fail that request alone.
+struct PastTheEnd(iosched_live::UringDevice);
+
+impl iosched_device::Device for PastTheEnd {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn queue_depth(&self) -> u32 {
+        self.0.queue_depth()
+    }
+    fn capacity_bytes(&self) -> u64 {
+        2 * self.0.capacity_bytes()
+    }
+    fn submit(&mut self, now_ns: u64, tag: u32, req: &iosched_core::request::Request) {
+        self.0.submit(now_ns, tag, req)
+    }
+    fn next_event_ns(&self) -> Option<u64> {
+        self.0.next_event_ns()
+    }
+    fn advance(&mut self, now_ns: u64, completed: &mut Vec<iosched_device::Completion>) {
+        self.0.advance(now_ns, completed)
+    }
+    fn stats(&self) -> Vec<(String, iosched_core::policy::StatValue)> {
+        self.0.stats()
+    }
+    fn is_live(&self) -> bool {
+        true
+    }
+    fn wait(&mut self, until_ns: Option<u64>) -> u64 {
+        self.0.wait(until_ns)
+    }
+}
+
+#[test]
+fn an_io_error_fails_only_its_own_request() {
+    if !io_uring_available() {
+        return;
+    }
+    let d = dir("errors");
+    let file = d.join("t.dat");
+    std::fs::write(&file, vec![0u8; 4 << 20]).unwrap();
+    // Random 4 KiB reads over 8 MiB of which the file holds the first 4, beside random writes inside it: the reads
+    // past its end, and only they, fail with EIO as they complete, interleaved with the others, through policies
+    // that hold and reorder requests.
+    let jobs = iosched_workload::fio::parse_str(
+        "[global]\nioengine=io_uring\ndirect=1\nnumber_ios=1500\nbs=4k\n\
+         [r]\nrw=randread\niodepth=16\n[w]\nrw=randwrite\niodepth=4\nsize=4m\n",
+        "errors.fio",
+    )
+    .unwrap();
+    let workload = iosched_sim::Workload::from_jobs(&jobs);
+    for policy in ["noop", "bfq", "kyber"] {
+        let real = iosched_live::UringDevice::open(&file, 20, true).unwrap();
+        let config = iosched_sim::SimConfig { seed: 7, record_log: true };
+        let policy_box = iosched_core::registry::create(policy).unwrap();
+        let out = iosched_sim::simulate(&workload, policy_box, Box::new(PastTheEnd(real)), Vec::new(), &config)
+            .expect("the run ends");
+        assert_eq!(out.log.len(), 3000, "{policy}");
+        let (mut failed, mut past_end) = (0, 0);
+        for e in &out.log {
+            let r = &e.req;
+            assert_ne!(r.completed_ns, u64::MAX, "{policy}: request {:?} never completed", r.id);
+            let beyond = r.offset_bytes >= 4 << 20;
+            past_end += beyond as u32;
+            failed += (r.error != 0) as u32;
+            assert_eq!(r.error, if beyond { libc_eio() } else { 0 }, "{policy}: {r:?}");
+        }
+        assert!(past_end > 500, "{policy}: about half the reads are past the end ({past_end})");
+        let stats: std::collections::HashMap<_, _> = out.result.device_stats.iter().cloned().collect();
+        assert_eq!(stats["errors"], iosched_core::policy::StatValue::Count(failed as u64), "{policy}: counted");
+        assert_eq!(out.result.requests_completed, 3000, "{policy}");
+    }
+}
+
+/// EIO on Linux.
+fn libc_eio() -> i32 {
+    5
+}

@@ -38,6 +38,28 @@ pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, C
     registry::create_with(name, pairs).map_err(bad)
 }
 
+/// Several fio job files as one: their jobs in order. Two jobs of the same name would make the report ambiguous.
+pub fn parse_job_files(paths: &[std::path::PathBuf]) -> Result<Vec<iosched_workload::job::JobSpec>, CliError> {
+    let mut jobs: Vec<iosched_workload::job::JobSpec> = Vec::new();
+    for path in paths {
+        let more = iosched_workload::fio::parse_file(path).map_err(bad)?;
+        if more.is_empty() {
+            return Err(bad(format!("{}: no jobs", path.display())));
+        }
+        for job in &more {
+            if paths.len() > 1 && jobs.iter().any(|j| j.name == job.name) {
+                return Err(bad(format!(
+                    "{}: job '{}' is also defined in an earlier job file; give the jobs different names",
+                    path.display(),
+                    job.name
+                )));
+            }
+        }
+        jobs.extend(more);
+    }
+    Ok(jobs)
+}
+
 /// `--runtime`: a time above 0 with fio's units (a bare number is seconds).
 pub fn parse_runtime_ns(text: &str) -> Result<u64, CliError> {
     use iosched_workload::fio::values::{parse_time_ns, TimeUnit};

@@ -2,12 +2,13 @@
 //! engine as `iosched sim` with a real device in place of a model.
 
 use super::policy_with;
+use super::sim::parse_switch;
 use crate::cli::RunArgs;
 use crate::error::{bad, CliError};
-use iosched_live::UringDevice;
+use iosched_device::{load_spec, Device};
+use iosched_live::{EmulatedDevice, UringDevice};
 use iosched_report::{fio_json, table};
 use iosched_sim::{simulate, SimConfig, SimError, Workload};
-use iosched_workload::fio;
 use iosched_workload::job::{JobSpec, SizeSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,31 +17,58 @@ use std::path::{Path, PathBuf};
 const DEFAULT_DEPTH_CAP: u32 = 256;
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let jobs = fio::parse_file(&args.jobfile).map_err(bad)?;
-    if jobs.is_empty() {
-        return Err(bad(format!("{}: no jobs", args.jobfile.display())));
-    }
+    let jobs = super::parse_job_files(&args.jobfiles)?;
     let target = target(args, &jobs)?;
     let policy = policy_with(&args.policy, &args.set)?;
+    let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;
+    let model = match &args.emulate {
+        Some(spec) => {
+            let (model, warnings) = load_spec(spec).map_err(bad)?;
+            for w in warnings {
+                eprintln!("iosched: warning: {w}");
+            }
+            Some(model)
+        }
+        None => None,
+    };
     lay_out(&target, needed_bytes(&jobs))?;
     let direct = jobs.iter().any(|j| j.direct);
-    let depth = args.queue_depth.unwrap_or_else(|| {
-        jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, DEFAULT_DEPTH_CAP)
-    });
-    let device = UringDevice::open(&target, depth, direct).map_err(|e| CliError::Failed(e.to_string()))?;
-    if direct && !device.direct() {
+    let depth = match &model {
+        Some(model) => model.queue_depth().max(1),
+        None => args.queue_depth.unwrap_or_else(|| {
+            jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, DEFAULT_DEPTH_CAP)
+        }),
+    };
+    let real = UringDevice::open(&target, depth, direct).map_err(|e| CliError::Failed(e.to_string()))?;
+    if direct && !real.direct() {
         eprintln!("iosched: warning: {} does not allow O_DIRECT; running buffered", target.display());
     }
+    let device: Box<dyn Device> = match model {
+        Some(model) => {
+            if real.capacity_bytes() < model.capacity_bytes() {
+                eprintln!(
+                    "iosched: {} is {} MiB, the emulated device {} MiB: emulating its first {} MiB (a sparse file as \
+                     large as the device emulates all of it: truncate -s {} FILE)",
+                    target.display(),
+                    real.capacity_bytes() >> 20,
+                    model.capacity_bytes() >> 20,
+                    real.capacity_bytes() >> 20,
+                    model.capacity_bytes()
+                );
+            }
+            Box::new(EmulatedDevice::new(model, real))
+        }
+        None => Box::new(real),
+    };
     let mut workload = Workload::from_jobs(&jobs);
     if let Some(runtime) = &args.runtime {
         workload.override_runtime(super::parse_runtime_ns(runtime)?);
     }
-    let out =
-        simulate(&workload, policy, Box::new(device), Vec::new(), &SimConfig { seed: args.seed, record_log: false })
-            .map_err(|e| match e {
-                SimError::Workload(w) => bad(w),
-                other => CliError::Failed(other.to_string()),
-            })?;
+    let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log: false })
+        .map_err(|e| match e {
+            SimError::Workload(w) => bad(w),
+            other => CliError::Failed(other.to_string()),
+        })?;
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
     } else {
@@ -49,7 +77,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// --target, or the one filename= the jobs share.
+/// --target, or the one filename= the jobs share (relative to the first job file's folder).
 fn target(args: &RunArgs, jobs: &[JobSpec]) -> Result<PathBuf, CliError> {
     if let Some(t) = &args.target {
         return Ok(t.clone());
@@ -63,12 +91,12 @@ fn target(args: &RunArgs, jobs: &[JobSpec]) -> Result<PathBuf, CliError> {
             Ok(if path.is_absolute() {
                 path.to_path_buf()
             } else {
-                args.jobfile.parent().unwrap_or(Path::new(".")).join(path)
+                args.jobfiles[0].parent().unwrap_or(Path::new(".")).join(path)
             })
         }
         _ => Err(bad(format!(
             "{}: a live run needs one target: give every job the same filename= or use --target PATH",
-            args.jobfile.display()
+            args.jobfiles.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         ))),
     }
 }

@@ -8,20 +8,16 @@ use iosched_core::request::{IoClass, Op};
 use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
 use iosched_sim::{simulate, LogEntry, PolicySwitch, Replay, SimConfig, SimError, SimOutput, Workload};
-use iosched_workload::fio;
 use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
 use iosched_workload::trace::{self, write::IssuedRequest, Format};
 use std::path::Path;
 use std::time::Instant;
 
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
-    if args.jobfile.is_none() && args.traces.is_empty() {
+    if args.jobfiles.is_empty() && args.traces.is_empty() {
         return Err(bad("give a fio job file, --trace FILE, or both"));
     }
-    let jobs = match &args.jobfile {
-        Some(path) => fio::parse_file(path).map_err(bad)?,
-        None => Vec::new(),
-    };
+    let jobs = super::parse_job_files(&args.jobfiles)?;
     let format = match &args.format {
         Some(name) => Some(Format::from_name(name).ok_or_else(|| {
             bad(format!("--format expects one of {}, found '{name}'", Format::ALL.map(|f| f.name()).join(", ")))
@@ -78,7 +74,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
 }
 
 /// `TIME:POLICY[,KEY=VALUE...]`: a time with fio's units (a bare number is seconds) and a policy with tunables.
-fn parse_switch(text: &str) -> Result<PolicySwitch, CliError> {
+pub fn parse_switch(text: &str) -> Result<PolicySwitch, CliError> {
     let wanted = "--switch-at expects TIME:POLICY[,KEY=VALUE...], for example 2s:deadline";
     let (time, rest) = text.split_once(':').ok_or_else(|| bad(format!("{wanted}, found '{text}'")))?;
     let at_ns = parse_time_ns(time, TimeUnit::Seconds).map_err(|e| bad(format!("{wanted}; the time: expected {e}")))?;
