@@ -13,7 +13,11 @@
 //!
 //! A policy switch hands every request the old policy holds to the new one in their enqueue order; completions
 //! of requests the old policy dispatched go to the new one.
+//!
+//! A live run also answers its [`Controls`]: stats and configure requests between waits, and the stop flag, after
+//! which the jobs issue nothing more and the run ends once what was issued has completed.
 
+use crate::control::{ControlMessage, ControlReply, ControlRequest, Controls, POLL_INTERVAL_NS};
 use crate::source::{ClosedProcess, Issue, JobFailure, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
@@ -24,6 +28,7 @@ use iosched_core::stats::FlowRecorder;
 use iosched_device::{Completion, Device};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::atomic::Ordering;
 use thiserror::Error;
 
 /// How to run.
@@ -144,6 +149,10 @@ struct Engine {
     wave_left: Vec<u32>,
     wave: u32,
     global_options: Vec<(String, String)>,
+    seed: u64,
+    controls: Controls,
+    /// The stop flag was seen: sources issue nothing more.
+    stopping: bool,
 }
 
 /// Run `workload` through `policy` to `device`.
@@ -154,14 +163,27 @@ pub fn simulate(
     switches: Vec<PolicySwitch>,
     config: &SimConfig,
 ) -> Result<SimOutput, SimError> {
+    simulate_controlled(workload, policy, device, switches, config, Controls::default())
+}
+
+/// [`simulate`] with controls: a live run answers them (a simulated one ignores them).
+pub fn simulate_controlled(
+    workload: &Workload,
+    policy: Box<dyn Policy>,
+    device: Box<dyn Device>,
+    switches: Vec<PolicySwitch>,
+    config: &SimConfig,
+    controls: Controls,
+) -> Result<SimOutput, SimError> {
     workload.check(device.capacity_bytes())?;
     let mut engine = Engine::new(workload, policy, device, config)?;
+    engine.controls = controls;
     for (i, switch) in switches.into_iter().enumerate() {
         engine.schedule(switch.at_ns, EventKind::Switch(i as u32));
         engine.switches.push(Some(switch.policy));
     }
     engine.run()?;
-    Ok(engine.finish(config.seed))
+    Ok(engine.finish())
 }
 
 impl Engine {
@@ -274,6 +296,9 @@ impl Engine {
             wave_left,
             wave: 0,
             global_options,
+            seed: config.seed,
+            controls: Controls::default(),
+            stopping: false,
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -376,6 +401,7 @@ impl Engine {
                 self.handle(kind);
             }
             self.fill_device();
+            self.answer_controls();
             // Over once nothing is in flight and no source will wake: whatever a policy still holds then, with no
             // timer to release it, is a stall (reported below). The scan runs only when the device is idle.
             if self.in_flight == 0
@@ -385,10 +411,54 @@ impl Engine {
             {
                 break;
             }
-            let next = self.events.peek().map(|Reverse((t, _, _))| *t);
+            let mut next = self.events.peek().map(|Reverse((t, _, _))| *t);
+            if self.controls.requests.is_some() || self.controls.stop.is_some() {
+                let poll_at = self.now_ns + POLL_INTERVAL_NS;
+                next = Some(next.map_or(poll_at, |t| t.min(poll_at)));
+            }
             self.now_ns = self.device.wait(next).max(self.now_ns);
         }
         self.check_drained()
+    }
+
+    /// Answer what the controllers asked, and start stopping once the stop flag is up.
+    fn answer_controls(&mut self) {
+        if !self.stopping && self.controls.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+            self.stopping = true;
+            // No source wakes again and no switch comes; a policy's timer stays (it may be holding a request).
+            let events = std::mem::take(&mut self.events);
+            self.events = events.into_iter().filter(|Reverse((_, _, k))| *k == EventKind::PolicyTimer).collect();
+        }
+        let Some(requests) = &self.controls.requests else {
+            return;
+        };
+        let messages: Vec<ControlMessage> = requests.try_iter().collect();
+        for ControlMessage { request, reply } in messages {
+            let answer = match request {
+                ControlRequest::Stats => ControlReply::Stats(Box::new(self.result(true))),
+                ControlRequest::Configure { policy, settings } => self.configure(policy.as_deref(), &settings),
+            };
+            let _ = reply.send(answer); // a controller that went away does not need its answer
+        }
+        self.fill_device(); // a new policy or tunable may release requests
+    }
+
+    fn configure(&mut self, policy: Option<&str>, settings: &[(String, String)]) -> ControlReply {
+        let pairs = settings.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        match policy {
+            Some(name) => match iosched_core::registry::create_with(name, pairs) {
+                Ok(next) => self.install_policy(next),
+                Err(e) => return ControlReply::Error(e.to_string()),
+            },
+            None => {
+                for (key, value) in settings {
+                    if let Err(e) = self.policy.set_tunable(key, value) {
+                        return ControlReply::Error(e.to_string());
+                    }
+                }
+            }
+        }
+        ControlReply::Configured { policy: self.policy.name().to_string(), tunables: self.policy.tunable_values() }
     }
 
     fn wake_source(&mut self, index: u32) {
@@ -589,7 +659,10 @@ impl Engine {
         }
         if let Process::Job(job) = &mut source.process {
             let mut out = std::mem::take(&mut self.issue_buf);
-            if let Some(at) = job.complete(self.now_ns, &req, &mut out) {
+            let wake = job.complete(self.now_ns, &req, &mut out);
+            if self.stopping {
+                out.clear();
+            } else if let Some(at) = wake {
                 self.schedule(at, EventKind::SourceWake(index));
             }
             for issue in out.drain(..) {
@@ -600,6 +673,9 @@ impl Engine {
         } else if let Process::Closed(closed) = &mut source.process {
             let mut out = std::mem::take(&mut self.issue_buf);
             closed.complete(&mut out);
+            if self.stopping {
+                out.clear();
+            }
             for issue in out.drain(..) {
                 self.arrive(issue);
             }
@@ -608,9 +684,13 @@ impl Engine {
     }
 
     fn switch_policy(&mut self, index: u32) {
-        let Some(mut next) = self.switches[index as usize].take() else {
-            return;
-        };
+        if let Some(next) = self.switches[index as usize].take() {
+            self.install_policy(next);
+        }
+    }
+
+    /// The hand-over: every request the old policy holds enters the new one in its enqueue order.
+    fn install_policy(&mut self, mut next: Box<dyn Policy>) {
         let held = self.policy.drain();
         std::mem::swap(&mut self.policy, &mut next);
         self.policy_generation += 1;
@@ -620,7 +700,13 @@ impl Engine {
         }
     }
 
-    fn finish(self, seed: u64) -> SimOutput {
+    fn finish(mut self) -> SimOutput {
+        let result = self.result(false);
+        SimOutput { result, log: self.log.take().unwrap_or_default() }
+    }
+
+    /// The report: at the end of the run, or (`so_far`) of a run still going, with every job's time up to now.
+    fn result(&self, so_far: bool) -> RunResult {
         // One report per source, except that a group_reporting group's jobs become one, named after its first,
         // over the union of their times, with the first failure among them.
         struct Report<'a> {
@@ -633,6 +719,7 @@ impl Engine {
         let mut reports: Vec<Report> = Vec::with_capacity(self.sources.len());
         for s in &self.sources {
             let (failure, end_ns) = match &s.process {
+                Process::Job(job) if so_far => (job.failure().cloned(), self.now_ns),
                 Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
                 Process::Timed(_) | Process::Closed(_) => (None, s.last_completion_ns),
             };
@@ -669,23 +756,20 @@ impl Engine {
             })
             .collect();
         let policy = &self.policy;
-        SimOutput {
-            result: RunResult {
-                policy: policy.name().to_string(),
-                policy_tunables: policy.tunable_values(),
-                policy_stats: policy.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-                device: self.device.describe(),
-                device_stats: self.device.stats(),
-                seed,
-                requests_submitted: self.next_request_id,
-                requests_completed: self.completed,
-                elapsed_ns: self.now_ns,
-                real_time: self.device.is_live(),
-                jobs,
-                global_options: self.global_options,
-                policy_switches: self.policy_generation,
-            },
-            log: self.log.unwrap_or_default(),
+        RunResult {
+            policy: policy.name().to_string(),
+            policy_tunables: policy.tunable_values(),
+            policy_stats: policy.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            device: self.device.describe(),
+            device_stats: self.device.stats(),
+            seed: self.seed,
+            requests_submitted: self.next_request_id,
+            requests_completed: self.completed,
+            elapsed_ns: self.now_ns,
+            real_time: self.device.is_live(),
+            jobs,
+            global_options: self.global_options.clone(),
+            policy_switches: self.policy_generation,
         }
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`workload`]: what runs: fio jobs (closed loop) and timed request lists (open loop), as flows.
 //! - [`source`]: the processes that issue a workload's requests.
+//! - [`control`]: the messages a running live engine answers (stats, configure) and its stop flag.
 //! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
 //! - [`parallel`]: independent runs on worker threads, results in order.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
@@ -9,6 +10,7 @@
 //! Same inputs and seed, same output: time is an integer count of nanoseconds, events at equal times are
 //! ordered by when they were scheduled, and every random number comes from a seeded per-job stream.
 
+pub mod control;
 pub mod engine;
 pub mod experiment;
 pub mod parallel;
@@ -16,5 +18,6 @@ pub mod source;
 pub mod validate;
 pub mod workload;
 
-pub use engine::{simulate, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
+pub use control::{ControlMessage, ControlReply, ControlRequest, Controls};
+pub use engine::{simulate, simulate_controlled, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
 pub use workload::{Replay, TimedIo, Workload, WorkloadError};

@@ -29,6 +29,10 @@ pub enum Command {
     Sim(SimArgs),
     /// Run a fio job file live: real I/O through io_uring to the file or block device it names, through a policy
     Run(RunArgs),
+    /// Change the policy or tunables of a running live engine (iosched run) on the fly
+    Configure(ConfigureArgs),
+    /// The report so far of a running live engine (iosched run)
+    Stats(StatsArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
     /// Run a seed experiment (geom-sched, netflix-fill, bfq-startup, dbload) or a folder of the same shape
@@ -208,6 +212,32 @@ pub struct RunArgs {
     /// Seed of the random streams (offsets, sizes)
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Print fio's JSON schema (plus an "iosched" object) instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run'. A new \
+policy takes over every queued request, as --switch-at does.\n\
+Example: iosched configure /data/test.img --policy bfq --set slice_idle_us=0")]
+pub struct ConfigureArgs {
+    /// The running engine's target
+    pub target: PathBuf,
+    /// Switch to this policy
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// Set a tunable (of the new policy, or of the running one without --policy), for example --set batch=16
+    /// (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run'.")]
+pub struct StatsArgs {
+    /// The running engine's target
+    pub target: PathBuf,
     /// Print fio's JSON schema (plus an "iosched" object) instead of a table
     #[arg(long)]
     pub json: bool,

@@ -10,6 +10,8 @@ pub enum CliError {
     BadInput(String),
     /// The input was fine but the run failed: exit status 1.
     Failed(String),
+    /// Stopped by a signal (Ctrl-C) after finishing cleanly: exit status 130, as a shell reports SIGINT.
+    Interrupted(String),
 }
 
 impl CliError {
@@ -17,6 +19,7 @@ impl CliError {
         match self {
             CliError::BadInput(_) => 2,
             CliError::Failed(_) => 1,
+            CliError::Interrupted(_) => 130,
         }
     }
 }
@@ -24,7 +27,7 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::BadInput(m) | CliError::Failed(m) => f.write_str(m),
+            CliError::BadInput(m) | CliError::Failed(m) | CliError::Interrupted(m) => f.write_str(m),
         }
     }
 }

@@ -16,6 +16,10 @@ fn main() -> ExitCode {
     };
     match commands::run(args) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e @ error::CliError::Interrupted(_)) => {
+            eprintln!("iosched: {e}");
+            ExitCode::from(e.status())
+        }
         Err(e) => {
             eprintln!("iosched: error: {e}");
             ExitCode::from(e.status())

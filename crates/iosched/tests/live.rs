@@ -300,3 +300,75 @@ fn an_io_error_fails_only_its_own_request() {
 fn libc_eio() -> i32 {
     5
 }
+
+/// Poll `iosched stats TARGET --json` until the run answers (its control socket is up).
+fn stats_when_up(target: &Path) -> Value {
+    for _ in 0..100 {
+        let out = iosched(&["stats", target.to_str().unwrap(), "--json"]);
+        if out.status.success() {
+            return serde_json::from_slice(&out.stdout).expect("stats JSON");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("the run's control socket never answered");
+}
+
+#[test]
+fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cleanly_on_ctrl_c() {
+    if !io_uring_available() {
+        return;
+    }
+    let d = dir("control");
+    let job = d.join("long.fio");
+    std::fs::write(
+        &job,
+        "[global]\nfilename=t.dat\nsize=16m\ndirect=1\nioengine=io_uring\ntime_based\nruntime=60\n\
+         [r]\nrw=randread\nbs=4k\niodepth=8\n[w]\nrw=randwrite\nbs=16k\niodepth=2\n",
+    )
+    .unwrap();
+    let target = d.join("t.dat");
+    let run = Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(["run", job.to_str().unwrap(), "--json", "--policy", "noop"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stats: the report so far, in the final report's schema.
+    let so_far = stats_when_up(&target);
+    assert_eq!(so_far["iosched"]["policy"], "noop", "{so_far}");
+    assert_eq!(so_far["time"], "real");
+    assert_eq!(so_far["jobs"].as_array().unwrap().len(), 2);
+    // Configure: a switch with settings for the new policy, then a tunable of the running one.
+    let out = iosched(&["configure", target.to_str().unwrap(), "--policy", "deadline", "--set", "fifo_batch=4"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("policy deadline") && said.contains("fifo_batch=4"), "{said}");
+    let out = iosched(&["configure", target.to_str().unwrap(), "--set", "fifo_batch=8"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fifo_batch=8"), "{out:?}");
+    // Bad requests are refused with the engine's reason and exit 2; the run goes on.
+    let out = iosched(&["configure", target.to_str().unwrap(), "--set", "no_such=1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tunable 'no_such'"), "{out:?}");
+    let out = iosched(&["configure", target.to_str().unwrap(), "--policy", "no_such"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown policy"), "{out:?}");
+    let now = stats_when_up(&target);
+    assert_eq!(now["iosched"]["policy"], "deadline", "{now}");
+    assert_eq!(now["iosched"]["policy_switches"], 1);
+    // Ctrl-C: the jobs stop issuing, what was issued completes, the report prints, exit 130.
+    let stopped = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    assert!(stopped.success());
+    let started = std::time::Instant::now();
+    let out = run.wait_with_output().unwrap();
+    assert!(started.elapsed().as_secs() < 5, "stopping took {:?}", started.elapsed());
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let end: Value = serde_json::from_slice(&out.stdout).expect("the report after Ctrl-C");
+    assert_eq!(end["iosched"]["requests_completed"], end["iosched"]["requests_submitted"], "{}", end["iosched"]);
+    assert_eq!(end["iosched"]["policy"], "deadline");
+    assert!(end["iosched"]["elapsed_ns"].as_u64().unwrap() < 30_000_000_000, "stopped early");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted after"), "{out:?}");
+    // The socket is gone with the run.
+    let out = iosched(&["stats", target.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no iosched engine is running on"), "{out:?}");
+}

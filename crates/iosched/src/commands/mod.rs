@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod control;
 mod experiment;
 mod policies;
 mod run;
@@ -17,6 +18,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Configure(args) => control::configure(&args),
+        Command::Stats(args) => control::stats(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Experiment(args) => experiment::run(&args),
         Command::Sweep(args) => sweep::run(&args),

@@ -6,12 +6,14 @@ use super::sim::parse_switch;
 use crate::cli::RunArgs;
 use crate::error::{bad, CliError};
 use iosched_device::{load_spec, Device};
+use iosched_live::control_socket::{ControlError, ControlServer};
 use iosched_live::{EmulatedDevice, UringDevice};
 use iosched_report::{fio_json, table};
-use iosched_sim::{simulate, SimConfig, SimError, Workload};
+use iosched_sim::{simulate_controlled, Controls, SimConfig, SimError, Workload};
 use iosched_workload::job::{JobSpec, SizeSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The most requests at the target when the jobs do not say (the sum of their depths is used up to this).
 const DEFAULT_DEPTH_CAP: u32 = 256;
@@ -64,17 +66,60 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if let Some(runtime) = &args.runtime {
         workload.override_runtime(super::parse_runtime_ns(runtime)?);
     }
-    let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log: false })
-        .map_err(|e| match e {
-            SimError::Workload(w) => bad(w),
-            other => CliError::Failed(other.to_string()),
-        })?;
+    // `iosched configure TARGET` and `iosched stats TARGET` reach this run through its control socket.
+    let (server, requests) = match ControlServer::start(&target) {
+        Ok((server, requests)) => (Some(server), Some(requests)),
+        Err(e @ ControlError::AlreadyRunning(_)) => return Err(bad(e)),
+        Err(e) => {
+            eprintln!("iosched: warning: no control socket ({e}); configure and stats cannot reach this run");
+            (None, None)
+        }
+    };
+    catch_interrupts();
+    let controls = Controls { requests, stop: Some(&STOP) };
+    let config = SimConfig { seed: args.seed, record_log: false };
+    let out = simulate_controlled(&workload, policy, device, switches, &config, controls).map_err(|e| match e {
+        SimError::Workload(w) => bad(w),
+        other => CliError::Failed(other.to_string()),
+    })?;
+    drop(server);
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
     } else {
         print!("{}", table::render(&out.result));
     }
+    if STOP.load(Ordering::Relaxed) {
+        return Err(CliError::Interrupted(format!(
+            "interrupted after {:.3} s: the jobs stopped issuing and every request issued completed ({} of {})",
+            out.result.elapsed_ns as f64 / 1e9,
+            out.result.requests_completed,
+            out.result.requests_submitted
+        )));
+    }
     Ok(())
+}
+
+/// Set by the first SIGINT or SIGTERM: the engine stops the jobs, lets what was issued complete and reports.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_: libc::c_int) {
+    // A second signal means "now": leave without the report.
+    if STOP.swap(true, Ordering::Relaxed) {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(130) };
+    }
+}
+
+/// Route Ctrl-C and SIGTERM to [`STOP`]. Without SA_RESTART, so that a wait in io_uring_enter returns at once.
+fn catch_interrupts() {
+    // SAFETY: the handler only touches an atomic and calls _exit; the action struct is fully initialised.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+    }
 }
 
 /// --target, or the one filename= the jobs share (relative to the first job file's folder).
