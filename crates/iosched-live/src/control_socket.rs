@@ -28,6 +28,12 @@ use thiserror::Error;
 /// How long a client waits for the engine's answer (it polls its controls every 50 ms).
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long the server waits for a connected client's request line.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How often the server looks for a connection (and whether it should stop).
+const ACCEPT_POLL: Duration = Duration::from_millis(20);
+
 #[derive(Debug, Error)]
 pub enum ControlError {
     #[error("{0}")]
@@ -105,6 +111,7 @@ impl ControlServer {
             Err(e) => return Err(ControlError::Setup(format!("{}: {e}", path.display()))),
         };
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .and_then(|()| listener.set_nonblocking(true))
             .map_err(|e| ControlError::Setup(format!("{}: {e}", path.display())))?;
         let (tx, rx) = channel();
         let stop = Arc::new(AtomicBool::new(false));
@@ -126,7 +133,6 @@ impl ControlServer {
 impl Drop for ControlServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        let _ = UnixStream::connect(&self.path); // wakes the accept
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -134,20 +140,22 @@ impl Drop for ControlServer {
     }
 }
 
+/// Accept and answer one connection at a time until the server is dropped. The listener does not block, so
+/// that stopping never depends on reaching the socket again (it may have been removed).
 fn serve(listener: UnixListener, engine: Sender<ControlMessage>, stop: Arc<AtomicBool>) {
-    for stream in listener.incoming() {
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        if let Ok(stream) = stream {
+    while !stop.load(Ordering::Relaxed) {
+        match listener.accept() {
             // A client that misbehaves loses its own connection only.
-            let _ = answer(stream, &engine);
+            Ok((stream, _)) => {
+                let _ = stream.set_nonblocking(false).and_then(|()| answer(stream, &engine));
+            }
+            Err(_) => std::thread::sleep(ACCEPT_POLL),
         }
     }
 }
 
 fn answer(stream: UnixStream, engine: &Sender<ControlMessage>) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+    stream.set_read_timeout(Some(REQUEST_TIMEOUT))?;
     let mut line = String::new();
     BufReader::new(&stream).read_line(&mut line)?;
     let reply = match parse_request(&line) {
@@ -165,7 +173,12 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
         Some("configure") => {
             let policy = v["policy"].as_str().map(str::to_string);
             let mut settings = Vec::new();
-            for pair in v["set"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            let pairs = match &v["set"] {
+                Value::Null => &[][..],
+                Value::Array(pairs) => pairs.as_slice(),
+                other => return Err(format!("\"set\" expects [[\"key\", \"value\"], ...], found {other}")),
+            };
+            for pair in pairs {
                 match pair.as_array().map(Vec::as_slice) {
                     Some([Value::String(k), Value::String(v)]) => settings.push((k.clone(), v.clone())),
                     _ => return Err(format!("\"set\" expects [[\"key\", \"value\"], ...], found {pair}")),
@@ -218,5 +231,52 @@ pub fn request(target: &Path, request: &Value) -> Result<Value, ControlError> {
         Ok(reply)
     } else {
         Err(ControlError::Refused(reply["error"].as_str().unwrap_or("the engine refused").to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_owner_can_reach_the_socket_and_requests_reach_the_engine() {
+        let target = std::env::temp_dir().join(format!("iosched-control-test-{}", std::process::id()));
+        std::fs::write(&target, b"x").unwrap();
+        let (server, requests) = ControlServer::start(&target).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(server.path()), 0o600);
+        assert_eq!(mode(server.path().parent().unwrap()), 0o700);
+        // A second engine on the same target is refused.
+        assert!(matches!(ControlServer::start(&target), Err(ControlError::AlreadyRunning(_))));
+        // A stand-in engine answers configure requests.
+        let engine = std::thread::spawn(move || {
+            let m = requests.recv().unwrap();
+            assert_eq!(
+                m.request,
+                ControlRequest::Configure {
+                    policy: Some("bfq".into()),
+                    settings: vec![("slice_idle".into(), "0".into())]
+                }
+            );
+            m.reply.send(ControlReply::Configured { policy: "bfq".into(), tunables: vec![] }).unwrap();
+            let m = requests.recv().unwrap();
+            m.reply.send(ControlReply::Error("unknown tunable 'x'".into())).unwrap();
+        });
+        let reply = request(&target, &json!({"command": "configure", "policy": "bfq", "set": [["slice_idle", "0"]]}));
+        assert_eq!(reply.unwrap()["policy"], "bfq");
+        let refused = request(&target, &json!({"command": "configure", "set": [["x", "1"]]}));
+        assert!(matches!(refused, Err(ControlError::Refused(m)) if m.contains("unknown tunable")));
+        engine.join().unwrap();
+        // Malformed requests are answered with what was expected, without reaching the engine.
+        let bad = request(&target, &json!({"command": "configure", "set": "x=1"}));
+        assert!(matches!(&bad, Err(ControlError::Refused(m)) if m.contains("expects [[")), "{bad:?}");
+        let bad = request(&target, &json!({"command": "reboot"}));
+        assert!(matches!(bad, Err(ControlError::Refused(m)) if m.contains("\"stats\" or \"configure\"")));
+        // Gone with the server.
+        let path = server.path().to_path_buf();
+        drop(server);
+        assert!(!path.exists());
+        assert!(matches!(request(&target, &json!({"command": "stats"})), Err(ControlError::NotRunning { .. })));
+        std::fs::remove_file(&target).unwrap();
     }
 }

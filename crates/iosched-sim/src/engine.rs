@@ -433,6 +433,9 @@ impl Engine {
             return;
         };
         let messages: Vec<ControlMessage> = requests.try_iter().collect();
+        if messages.is_empty() {
+            return;
+        }
         for ControlMessage { request, reply } in messages {
             let answer = match request {
                 ControlRequest::Stats => ControlReply::Stats(Box::new(self.result(true))),
