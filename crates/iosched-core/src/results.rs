@@ -12,6 +12,8 @@ pub struct DirectionResult {
     pub ios: u64,
     pub bytes: u64,
     pub errors: u64,
+    /// The errno of the first failed request (0 if none failed).
+    pub first_errno: i32,
     pub total: LatencySummary,
     pub queue_wait: LatencySummary,
     pub service: LatencySummary,
@@ -41,6 +43,7 @@ impl JobResult {
             ios: d.ios,
             bytes: d.bytes,
             errors: d.errors,
+            first_errno: d.first_errno,
             total: d.total.summary(),
             queue_wait: d.queue_wait.summary(),
             service: d.service.summary(),

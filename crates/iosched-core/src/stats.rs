@@ -119,6 +119,8 @@ pub struct DirectionRecorder {
     pub ios: u64,
     pub bytes: u64,
     pub errors: u64,
+    /// The errno of the first failed request (0 if none failed).
+    pub first_errno: i32,
     /// Queued to completed: what the issuer sees (fio's clat).
     pub total: LatencyRecorder,
     /// Queued to dispatched: time in the scheduler.
@@ -132,6 +134,9 @@ impl DirectionRecorder {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.errors += other.errors;
+        if self.first_errno == 0 {
+            self.first_errno = other.first_errno;
+        }
         self.total.merge(&other.total);
         self.queue_wait.merge(&other.queue_wait);
         self.service.merge(&other.service);
@@ -143,6 +148,10 @@ impl DirectionRecorder {
             self.bytes += req.len_bytes;
         } else {
             self.errors += 1;
+            if self.first_errno == 0 {
+                // A failure without an errno (a policy or model refusing it) is reported as EIO, as fio does.
+                self.first_errno = if req.error != 0 { req.error } else { 5 };
+            }
         }
         self.total.record(req.total_ns());
         self.queue_wait.record(req.queue_wait_ns());

@@ -60,8 +60,10 @@ fn job_value(job: &JobResult) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.group));
-    let io_errors = job.directions.iter().map(|d| d.errors).sum::<u64>().min(1) as i32;
-    m.insert("error".into(), json!(if job.error_code != 0 { job.error_code } else { io_errors }));
+    // fio's "error": the errno the job stopped with, else that of a failed I/O (the first failed read's, else the
+    // first failed write's, trim's, flush's).
+    let io_errno = job.directions.iter().chain([&job.flushes]).map(|d| d.first_errno).find(|e| *e != 0).unwrap_or(0);
+    m.insert("error".into(), json!(if job.error_code != 0 { job.error_code } else { io_errno }));
     m.insert("job options".into(), pairs(&job.options));
     m.insert("job_runtime".into(), json!(job.runtime_ns / units::NS_PER_MS));
     for (dir, key) in DIRECTION_KEYS.iter().enumerate() {

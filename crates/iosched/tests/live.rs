@@ -293,6 +293,12 @@ fn an_io_error_fails_only_its_own_request() {
         let stats: std::collections::HashMap<_, _> = out.result.device_stats.iter().cloned().collect();
         assert_eq!(stats["errors"], iosched_core::policy::StatValue::Count(failed as u64), "{policy}: counted");
         assert_eq!(out.result.requests_completed, 3000, "{policy}");
+        // The report names the errno, as fio's "error" does.
+        assert_eq!(out.result.jobs[0].directions[0].first_errno, libc_eio(), "{policy}: the reader's");
+        assert_eq!(out.result.jobs[1].directions[1].first_errno, 0, "{policy}: the writer had none");
+        let json = iosched_report::fio_json::to_value(&out.result);
+        assert_eq!(json["jobs"][0]["error"], libc_eio(), "{policy}");
+        assert_eq!(json["jobs"][1]["error"], 0, "{policy}");
     }
 }
 
