@@ -220,7 +220,7 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 #[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run'. A new \
 policy takes over every queued request, as --switch-at does.\n\
-Example: iosched configure /data/test.img --policy bfq --set slice_idle_us=0")]
+Example: iosched configure /data/test.img --policy bfq --set slice_idle=0")]
 pub struct ConfigureArgs {
     /// The running engine's target
     pub target: PathBuf,

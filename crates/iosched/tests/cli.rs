@@ -432,3 +432,24 @@ fn a_closed_pipe_stops_output_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(status.code(), Some(101), "a panic's exit status");
 }
+
+#[test]
+fn several_job_files_run_together_and_their_job_names_must_differ() {
+    let reads = job_file("reads.fio", "[r]\nrw=randread\nbs=4k\nnumber_ios=500\n");
+    let writes = job_file("writes.fio", "[w]\nrw=write\nbs=64k\nnumber_ios=300\n");
+    let out = iosched(&["sim", reads.to_str().unwrap(), writes.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 500);
+    assert_eq!(v["jobs"][1]["write"]["total_ios"], 300);
+    let again = job_file("again.fio", "[r]\nrw=read\nbs=4k\nnumber_ios=10\n");
+    assert_bad_input(
+        &["sim", reads.to_str().unwrap(), again.to_str().unwrap()],
+        "job 'r' is also defined in an earlier job file",
+    );
+    let empty = job_file("empty.fio", "[global]\nbs=4k\n");
+    assert_bad_input(
+        &["sim", reads.to_str().unwrap(), empty.to_str().unwrap()],
+        "no jobs: expected at least one [section]",
+    );
+}

@@ -9,11 +9,7 @@ pub fn configure(args: &ConfigureArgs) -> Result<(), CliError> {
     if args.policy.is_none() && args.set.is_empty() {
         return Err(bad("configure needs --policy, --set KEY=VALUE, or both"));
     }
-    let mut set = Vec::new();
-    for s in &args.set {
-        let (key, value) = s.split_once('=').ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{s}'")))?;
-        set.push(json!([key.trim(), value.trim()]));
-    }
+    let set: Vec<_> = super::parse_settings(&args.set)?.into_iter().map(|(k, v)| json!([k, v])).collect();
     let mut request = json!({"command": "configure", "set": set});
     if let Some(p) = &args.policy {
         request["policy"] = json!(p);

@@ -31,26 +31,36 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 /// A policy by name with `key=value` tunables applied.
 pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, CliError> {
-    let pairs = settings
+    registry::create_with(name, parse_settings(settings)?).map_err(bad)
+}
+
+/// `--set KEY=VALUE` arguments as (key, value) pairs.
+pub fn parse_settings(settings: &[String]) -> Result<Vec<(&str, &str)>, CliError> {
+    settings
         .iter()
         .map(|s| {
             let (key, value) = s.split_once('=').ok_or_else(|| bad(format!("--set expects KEY=VALUE, found '{s}'")))?;
             Ok((key.trim(), value.trim()))
         })
-        .collect::<Result<Vec<_>, CliError>>()?;
-    registry::create_with(name, pairs).map_err(bad)
+        .collect()
+}
+
+/// A failed run: a workload that does not fit the device is bad input, anything else a failure.
+pub fn sim_error(e: iosched_sim::SimError) -> CliError {
+    match e {
+        iosched_sim::SimError::Workload(w) => bad(w),
+        other => CliError::Failed(other.to_string()),
+    }
 }
 
 /// Several fio job files as one: their jobs in order. Two jobs of the same name would make the report ambiguous.
 pub fn parse_job_files(paths: &[std::path::PathBuf]) -> Result<Vec<iosched_workload::job::JobSpec>, CliError> {
     let mut jobs: Vec<iosched_workload::job::JobSpec> = Vec::new();
     for path in paths {
+        // The reader refuses a file without jobs.
         let more = iosched_workload::fio::parse_file(path).map_err(bad)?;
-        if more.is_empty() {
-            return Err(bad(format!("{}: no jobs", path.display())));
-        }
         for job in &more {
-            if paths.len() > 1 && jobs.iter().any(|j| j.name == job.name) {
+            if jobs.iter().any(|j| j.name == job.name) {
                 return Err(bad(format!(
                     "{}: job '{}' is also defined in an earlier job file; give the jobs different names",
                     path.display(),

@@ -9,7 +9,7 @@ use iosched_device::{load_spec, Device};
 use iosched_live::control_socket::{ControlError, ControlServer};
 use iosched_live::{EmulatedDevice, UringDevice};
 use iosched_report::{fio_json, table};
-use iosched_sim::{simulate_controlled, Controls, SimConfig, SimError, Workload};
+use iosched_sim::{simulate_controlled, Controls, SimConfig, Workload};
 use iosched_workload::job::{JobSpec, SizeSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,10 +78,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     catch_interrupts();
     let controls = Controls { requests, stop: Some(&STOP) };
     let config = SimConfig { seed: args.seed, record_log: false };
-    let out = simulate_controlled(&workload, policy, device, switches, &config, controls).map_err(|e| match e {
-        SimError::Workload(w) => bad(w),
-        other => CliError::Failed(other.to_string()),
-    })?;
+    let out = simulate_controlled(&workload, policy, device, switches, &config, controls).map_err(super::sim_error)?;
     drop(server);
     if args.json {
         print!("{}", fio_json::to_string(&out.result));

@@ -7,7 +7,7 @@ use crate::error::{bad, CliError};
 use iosched_core::request::{IoClass, Op};
 use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
-use iosched_sim::{simulate, LogEntry, PolicySwitch, Replay, SimConfig, SimError, SimOutput, Workload};
+use iosched_sim::{simulate, LogEntry, PolicySwitch, Replay, SimConfig, SimOutput, Workload};
 use iosched_workload::fio::values::{parse_time_ns, TimeUnit};
 use iosched_workload::trace::{self, write::IssuedRequest, Format};
 use std::path::Path;
@@ -47,12 +47,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
     let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;
     let started = Instant::now();
-    let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log }).map_err(
-        |e| match e {
-            SimError::Workload(w) => bad(w),
-            other => CliError::Failed(other.to_string()),
-        },
-    )?;
+    let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log })
+        .map_err(super::sim_error)?;
     let wall = started.elapsed();
     // Warnings once the input has been accepted, so that an error stays one line.
     for w in warnings {
