@@ -38,7 +38,8 @@ struct LateCounters {
     late: u64,
     late_total_ns: u64,
     late_max_ns: u64,
-    /// From the model's completion time to the pass that saw it (the engine's wake-up lag), summed.
+    /// From the model's completion time to the pass that saw it (the engine's wake-up lag), summed over the
+    /// requests released on time (completed - late).
     wake_lag_total_ns: u64,
     wake_lag_max_ns: u64,
 }
@@ -50,6 +51,8 @@ pub struct EmulatedDevice {
     /// The model's clock: the latest time it has been advanced to or given a request at.
     model_now_ns: u64,
     ready: Vec<Completion>,
+    /// The time `ready`'s completions were released at.
+    ready_at_ns: u64,
     scratch: Vec<Completion>,
     late: LateCounters,
 }
@@ -70,6 +73,7 @@ impl EmulatedDevice {
             tags: vec![TagState::default(); depth],
             model_now_ns: 0,
             ready: Vec::new(),
+            ready_at_ns: 0,
             scratch: Vec::new(),
             late: LateCounters::default(),
         }
@@ -120,6 +124,9 @@ impl EmulatedDevice {
             }
         }
         self.scratch = done;
+        if let Some(at) = released_at {
+            self.ready_at_ns = at;
+        }
         released_at
     }
 
@@ -162,7 +169,7 @@ impl Device for EmulatedDevice {
     }
 
     fn next_event_ns(&self) -> Option<u64> {
-        (!self.ready.is_empty()).then_some(self.model_now_ns)
+        (!self.ready.is_empty()).then_some(self.ready_at_ns)
     }
 
     /// Hands over what the last [`Device::wait`] released (collecting more here would complete them at the time
@@ -174,8 +181,8 @@ impl Device for EmulatedDevice {
     fn stats(&self) -> Vec<(String, StatValue)> {
         let l = &self.late;
         let mean_us = if l.late == 0 { 0.0 } else { l.late_total_ns as f64 / l.late as f64 / 1e3 };
-        let wake_lag_mean_us =
-            if l.completed == 0 { 0.0 } else { l.wake_lag_total_ns as f64 / l.completed as f64 / 1e3 };
+        let on_time = l.completed - l.late;
+        let wake_lag_mean_us = if on_time == 0 { 0.0 } else { l.wake_lag_total_ns as f64 / on_time as f64 / 1e3 };
         let share = if l.completed == 0 { 0.0 } else { l.late as f64 / l.completed as f64 };
         let mut out = vec![
             ("late_requests".to_string(), StatValue::Count(l.late)),
@@ -196,7 +203,7 @@ impl Device for EmulatedDevice {
 
     fn wait(&mut self, until_ns: Option<u64>) -> u64 {
         if !self.ready.is_empty() {
-            return self.real.clock_ns();
+            return self.ready_at_ns; // not handed over yet: nothing more until they are
         }
         loop {
             let now = self.real.clock_ns();

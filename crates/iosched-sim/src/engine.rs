@@ -151,7 +151,7 @@ struct Engine {
     global_options: Vec<(String, String)>,
     seed: u64,
     controls: Controls,
-    /// The stop flag was seen: sources issue nothing more.
+    /// The stop flag was seen: sources issue nothing more (arrive drops it) and are not woken again.
     stopping: bool,
 }
 
@@ -531,6 +531,9 @@ impl Engine {
 
     /// A request enters the engine.
     fn arrive(&mut self, issue: Issue) {
+        if self.stopping {
+            return; // stopped: what a source issues now is not sent (it never counts as submitted)
+        }
         let req = Request {
             id: RequestId(self.next_request_id),
             op: issue.op,
@@ -663,9 +666,7 @@ impl Engine {
         if let Process::Job(job) = &mut source.process {
             let mut out = std::mem::take(&mut self.issue_buf);
             let wake = job.complete(self.now_ns, &req, &mut out);
-            if self.stopping {
-                out.clear();
-            } else if let Some(at) = wake {
+            if let Some(at) = wake.filter(|_| !self.stopping) {
                 self.schedule(at, EventKind::SourceWake(index));
             }
             for issue in out.drain(..) {
@@ -676,9 +677,6 @@ impl Engine {
         } else if let Process::Closed(closed) = &mut source.process {
             let mut out = std::mem::take(&mut self.issue_buf);
             closed.complete(&mut out);
-            if self.stopping {
-                out.clear();
-            }
             for issue in out.drain(..) {
                 self.arrive(issue);
             }
