@@ -9,7 +9,8 @@
 //! Protocol: one JSON object per line each way. Requests: `{"command": "stats"}`,
 //! `{"command": "configure", "policy": "bfq", "set": [["slice_idle_us", "0"]]}` (policy optional). Replies:
 //! `{"ok": true, "report": FIO_JSON, "table": TEXT}`, `{"ok": true, "policy": NAME, "tunables": {...}}`,
-//! `{"ok": false, "error": TEXT}`.
+//! `{"ok": false, "error": TEXT}` (with `"unavailable": true` when the engine could not be asked, as against
+//! refusing the request).
 
 use iosched_report::{fio_json, table};
 use iosched_sim::{ControlMessage, ControlReply, ControlRequest};
@@ -195,8 +196,9 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
 
 fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
     let (tx, rx) = channel();
+    // "unavailable": the engine could not be asked, as against refusing the request.
     if engine.send(ControlMessage { request, reply: tx }).is_err() {
-        return json!({"ok": false, "error": "the run has ended"});
+        return json!({"ok": false, "unavailable": true, "error": "the run has ended"});
     }
     match rx.recv_timeout(ANSWER_TIMEOUT) {
         Ok(ControlReply::Stats(run)) => {
@@ -207,7 +209,9 @@ fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
             json!({"ok": true, "policy": policy, "tunables": tunables})
         }
         Ok(ControlReply::Error(e)) => json!({"ok": false, "error": e}),
-        Err(_) => json!({"ok": false, "error": "the engine did not answer (the run may have ended)"}),
+        Err(_) => {
+            json!({"ok": false, "unavailable": true, "error": "the engine did not answer (the run may have ended)"})
+        }
     }
 }
 
@@ -227,10 +231,13 @@ pub fn request(target: &Path, request: &Value) -> Result<Value, ControlError> {
     let mut line = String::new();
     BufReader::new(&stream).read_line(&mut line).map_err(|e| talk(e.to_string()))?;
     let reply: Value = serde_json::from_str(&line).map_err(|e| talk(format!("unreadable reply: {e}")))?;
+    let error = || reply["error"].as_str().unwrap_or("the engine refused").to_string();
     if reply["ok"] == true {
         Ok(reply)
+    } else if reply["unavailable"] == true {
+        Err(talk(error()))
     } else {
-        Err(ControlError::Refused(reply["error"].as_str().unwrap_or("the engine refused").to_string()))
+        Err(ControlError::Refused(error()))
     }
 }
 
@@ -267,6 +274,12 @@ mod tests {
         let refused = request(&target, &json!({"command": "configure", "set": [["x", "1"]]}));
         assert!(matches!(refused, Err(ControlError::Refused(m)) if m.contains("unknown tunable")));
         engine.join().unwrap();
+        // The engine gone (its receiver dropped) while the socket is still up: unavailable, not refused.
+        let gone = request(&target, &json!({"command": "stats"}));
+        assert!(
+            matches!(&gone, Err(ControlError::Talk { reason, .. }) if reason.contains("the run has ended")),
+            "{gone:?}"
+        );
         // Malformed requests are answered with what was expected, without reaching the engine.
         let bad = request(&target, &json!({"command": "configure", "set": "x=1"}));
         assert!(matches!(&bad, Err(ControlError::Refused(m)) if m.contains("expects [[")), "{bad:?}");
