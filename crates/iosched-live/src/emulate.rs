@@ -1,6 +1,6 @@
 //! Emulation: real I/O with a device model's timing (`iosched run --emulate SPEC`).
 //!
-//! Every request goes both to the real file (through [`UringDevice`]) and to a device model whose clock is the
+//! Every request goes both to the real file (through [`UringDevice`], or a mount's files) and to a device model whose clock is the
 //! real clock. A request completes once both have finished: at the time the model says, or later if the real
 //! I/O is slower than the model. So a 2008 hard disk can be felt on an NVMe drive, with real data moving.
 //!
@@ -22,6 +22,28 @@ use crate::uring::UringDevice;
 use iosched_core::policy::StatValue;
 use iosched_core::request::Request;
 use iosched_device::{Completion, Device};
+
+/// What emulation needs of the real device besides the [`Device`] interface.
+pub trait RealDevice: Device {
+    /// The real clock, ns (the engine's time).
+    fn clock_ns(&self) -> u64;
+    /// Whether a wait without a deadline can end: a request is at the kernel, or arrivals are listened for.
+    fn busy(&self) -> bool;
+    /// The last wait ended for a reason of the device's own (new requests arrived for the engine): true once.
+    fn take_wake(&mut self) -> bool {
+        false
+    }
+}
+
+impl RealDevice for UringDevice {
+    fn clock_ns(&self) -> u64 {
+        UringDevice::clock_ns(self)
+    }
+
+    fn busy(&self) -> bool {
+        UringDevice::busy(self)
+    }
+}
 
 /// Where each tag stands.
 #[derive(Clone, Copy, Default)]
@@ -46,7 +68,7 @@ struct LateCounters {
 
 pub struct EmulatedDevice {
     model: Box<dyn Device>,
-    real: UringDevice,
+    real: Box<dyn RealDevice>,
     tags: Vec<TagState>,
     /// The model's clock: the latest time it has been advanced to or given a request at.
     model_now_ns: u64,
@@ -59,7 +81,7 @@ pub struct EmulatedDevice {
 
 impl EmulatedDevice {
     /// `real` must have been opened with at least the model's queue depth (the engine's tags go to both).
-    pub fn new(model: Box<dyn Device>, real: UringDevice) -> EmulatedDevice {
+    pub fn new(model: Box<dyn Device>, real: Box<dyn RealDevice>) -> EmulatedDevice {
         assert!(
             real.queue_depth() >= model.queue_depth(),
             "the real device's depth {} is below the model's {}",
@@ -221,6 +243,9 @@ impl Device for EmulatedDevice {
                 return now; // nothing will happen
             }
             self.real.wait(deadline);
+            if self.real.take_wake() {
+                return self.real.clock_ns(); // the engine has new requests to take
+            }
         }
     }
 }
@@ -251,7 +276,7 @@ mod tests {
             return;
         };
         let params = SimpleParams { latency_ns: 20_000_000, queue_depth: 4, ..SimpleParams::default() };
-        let mut dev = EmulatedDevice::new(Box::new(SimpleDevice::new(params)), real);
+        let mut dev = EmulatedDevice::new(Box::new(SimpleDevice::new(params)), Box::new(real));
         assert_eq!(dev.capacity_bytes(), 1 << 20, "the smaller of the model and the file");
         let start = dev.wait(Some(0));
         dev.submit(start, 0, &read(0, 0));

@@ -5,6 +5,7 @@
 
 pub mod control_socket;
 pub mod emulate;
+mod ring;
 pub mod uring;
 
 pub use emulate::EmulatedDevice;

@@ -1,8 +1,7 @@
 //! A real file or block device as an iosched [`Device`], driven through io_uring on the real clock.
 //!
 //! Each request the engine submits becomes one submission-queue entry (read, write, fsync for a flush,
-//! fallocate punching a hole for a trim), tagged with the engine's tag. Entries are handed to the kernel four
-//! at a time as the engine submits, and the rest when it waits. The file is opened with O_DIRECT where the file
+//! fallocate punching a hole for a trim), tagged with the engine's tag, on a [`Ring`]. The file is opened with O_DIRECT where the file
 //! system allows it (the page cache would otherwise answer reads the policy thinks it scheduled);
 //! [`UringDevice::direct`] says which.
 //!
@@ -10,27 +9,17 @@
 //! A request that fails, or reads or writes fewer bytes than asked (past the end of a block device), completes
 //! alone with its errno (EIO for a short transfer) and is counted; the others go on.
 
-use io_uring::{opcode, types, IoUring};
+use crate::ring::{AlignedBuf, Ring};
+use io_uring::{opcode, types};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_device::{Completion, Device};
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 use thiserror::Error;
-
-/// O_DIRECT needs buffers aligned to the logical block size; 4096 covers every device in use.
-const BUFFER_ALIGN: usize = 4096;
-
-/// Entries handed to the kernel at once while the engine dispatches.
-const SUBMIT_BATCH: u32 = 4;
-
-/// The user_data of the ring's own timeout entries (tags are below the depth).
-const TIMER_MARK: u64 = u64::MAX;
 
 #[derive(Debug, Error)]
 pub enum OpenError {
@@ -38,39 +27,6 @@ pub enum OpenError {
     Open { path: PathBuf, source: std::io::Error },
     #[error("cannot set up io_uring ({source}); the live engine needs Linux 5.11 or later with io_uring enabled")]
     Ring { source: std::io::Error },
-}
-
-/// A buffer aligned for O_DIRECT.
-struct AlignedBuf {
-    ptr: *mut u8,
-    len: usize,
-}
-
-// The buffer is owned memory; the pointer is handed to the kernel only while the ring owns the request.
-unsafe impl Send for AlignedBuf {}
-
-impl AlignedBuf {
-    fn new(len: usize) -> AlignedBuf {
-        let len = len.max(BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
-        let layout = Layout::from_size_align(len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory for a {len}-byte I/O buffer");
-        AlignedBuf { ptr, len }
-    }
-
-    fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: ptr points at len owned bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        let layout = Layout::from_size_align(self.len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: allocated in new() with this layout.
-        unsafe { dealloc(self.ptr, layout) };
-    }
 }
 
 /// What a tag is doing: the request's length, for checking short transfers.
@@ -86,7 +42,6 @@ struct Counters {
     completed: u64,
     errors: u64,
     short_transfers: u64,
-    enters: u64,
 }
 
 pub struct UringDevice {
@@ -95,24 +50,12 @@ pub struct UringDevice {
     direct: bool,
     capacity_bytes: u64,
     depth: u32,
-    ring: IoUring,
+    ring: Ring,
     /// One buffer per tag, grown to the largest request it has carried.
     buffers: Vec<Option<AlignedBuf>>,
     in_flight: Vec<Option<InFlight>>,
-    /// Entries pushed but not yet handed to the kernel.
-    unsubmitted: u32,
     /// Completions read from the ring, waiting for `advance`.
     ready: Vec<Completion>,
-    /// Deadlines (ns) of the timeout entries on the ring that have not fired, earliest first. Waiting for "a
-    /// completion or time T" is a wait for one completion with a timeout entry for T on the ring: a timed
-    /// io_uring_enter costs a timer set-up per call (12 % of the IOPS in measurement), an entry only when T moves
-    /// earlier.
-    timers: Vec<u64>,
-    /// The timeout entries' timespecs, kept until the kernel has read them at submission; boxed so that their
-    /// addresses, which the entries carry, stay put when the vector grows.
-    #[allow(clippy::vec_box)]
-    timer_specs: Vec<Box<types::Timespec>>,
-    opened: Instant,
     counters: Counters,
 }
 
@@ -137,16 +80,7 @@ impl UringDevice {
             file.seek(SeekFrom::End(0)).map_err(|source| OpenError::Open { path: path.to_path_buf(), source })?;
         let depth = depth.max(1);
         // Room for every tag plus timeout entries.
-        let entries = (2 * depth).next_power_of_two().max(16);
-        // One thread submits and reaps, so the kernel may run completion work when that thread waits (as fio
-        // does) instead of interrupting it; older kernels without these flags get a plain ring.
-        let ring = IoUring::builder()
-            .setup_coop_taskrun()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .build(entries)
-            .or_else(|_| IoUring::new(entries))
-            .map_err(|source| OpenError::Ring { source })?;
+        let ring = Ring::new(2 * depth, path.display().to_string()).map_err(|source| OpenError::Ring { source })?;
         Ok(UringDevice {
             path: path.to_path_buf(),
             file,
@@ -156,11 +90,7 @@ impl UringDevice {
             ring,
             buffers: (0..depth).map(|_| None).collect(),
             in_flight: vec![None; depth as usize],
-            unsubmitted: 0,
             ready: Vec::new(),
-            timers: Vec::new(),
-            timer_specs: Vec::new(),
-            opened: Instant::now(),
             counters: Counters::default(),
         })
     }
@@ -172,7 +102,7 @@ impl UringDevice {
 
     /// The device's clock: ns since it was opened.
     pub fn clock_ns(&self) -> u64 {
-        self.opened.elapsed().as_nanos() as u64
+        self.ring.clock_ns()
     }
 
     /// Whether any request is at the kernel or waiting to be collected.
@@ -182,77 +112,26 @@ impl UringDevice {
 
     /// Read completed entries off the ring.
     fn reap(&mut self) {
-        for cqe in self.ring.completion() {
-            if cqe.user_data() == TIMER_MARK {
-                // Timeouts fire in deadline order.
-                if !self.timers.is_empty() {
-                    self.timers.remove(0);
-                }
-                continue;
-            }
-            let tag = cqe.user_data() as u32;
-            let Some(req) = self.in_flight.get_mut(tag as usize).and_then(Option::take) else {
-                continue; // not one of ours (cannot happen: every entry carries a tag in flight)
+        let (in_flight, counters, ready) = (&mut self.in_flight, &mut self.counters, &mut self.ready);
+        self.ring.reap(|user_data, result| {
+            let tag = user_data as u32;
+            let Some(req) = in_flight.get_mut(tag as usize).and_then(Option::take) else {
+                return; // not one of ours (cannot happen: every entry carries a tag in flight)
             };
-            let result = cqe.result();
             let error = if result < 0 {
                 -result
             } else if matches!(req.op, Op::Read | Op::Write) && (result as u64) < req.len_bytes {
-                self.counters.short_transfers += 1;
+                counters.short_transfers += 1;
                 libc::EIO
             } else {
                 0
             };
             if error != 0 {
-                self.counters.errors += 1;
+                counters.errors += 1;
             }
-            self.counters.completed += 1;
-            self.ready.push(Completion { tag, error });
-        }
-    }
-
-    /// Hand pushed entries to the kernel and wait for at least `want` completions, or until `timeout`.
-    fn enter(&mut self, want: usize, timeout: Option<Duration>) {
-        self.counters.enters += 1;
-        let result = match timeout {
-            Some(t) => {
-                let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
-                let args = types::SubmitArgs::new().timespec(&ts);
-                self.ring.submitter().submit_with_args(want, &args)
-            }
-            None => self.ring.submit_and_wait(want),
-        };
-        match result {
-            Ok(_) => {
-                self.unsubmitted = 0;
-                self.timer_specs.clear();
-            }
-            // A timeout or a signal: what was pushed has been taken (ETIME comes after submission).
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => {
-                self.unsubmitted = 0;
-                self.timer_specs.clear();
-            }
-            // The completion queue is full: empty it, and the caller retries.
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => self.reap(),
-            Err(e) => panic!("io_uring_enter failed on {}: {e}", self.path.display()),
-        }
-    }
-}
-
-impl UringDevice {
-    /// Put a timeout entry on the ring that completes `in_ns` from now (deadline `until_ns`).
-    fn arm_timer(&mut self, until_ns: u64, in_ns: u64) {
-        let spec = Box::new(types::Timespec::new().sec(in_ns / 1_000_000_000).nsec((in_ns % 1_000_000_000) as u32));
-        let entry = opcode::Timeout::new(&*spec as *const types::Timespec).build().user_data(TIMER_MARK);
-        while unsafe { self.ring.submission().push(&entry) }.is_err() {
-            self.enter(0, None);
-        }
-        // Kept only once the entry is on the ring: an enter() above clears the specs already submitted, and the
-        // box keeps this one's address when it moves into the vector.
-        self.timer_specs.push(spec);
-        self.unsubmitted += 1;
-        let at = self.timers.partition_point(|t| *t <= until_ns);
-        self.timers.insert(at, until_ns);
+            counters.completed += 1;
+            ready.push(Completion { tag, error });
+        });
     }
 }
 
@@ -300,15 +179,7 @@ impl Device for UringDevice {
         self.in_flight[tag as usize] = Some(InFlight { op: req.op, len_bytes: req.len_bytes });
         self.counters.submitted += 1;
         // The ring has room for every tag, and a tag is reused only after its completion was reaped.
-        while unsafe { self.ring.submission().push(&entry) }.is_err() {
-            self.enter(0, None);
-        }
-        self.unsubmitted += 1;
-        // Hand entries to the kernel four at a time rather than all at the next wait: requests reach the device
-        // sooner (fio's io_uring engine does the same). Holding a whole dispatch round back cost 12 % of the IOPS.
-        if self.unsubmitted >= SUBMIT_BATCH {
-            self.enter(0, None);
-        }
+        self.ring.push(entry);
     }
 
     fn next_event_ns(&self) -> Option<u64> {
@@ -327,7 +198,7 @@ impl Device for UringDevice {
             ("completed".to_string(), StatValue::Count(c.completed)),
             ("errors".to_string(), StatValue::Count(c.errors)),
             ("short_transfers".to_string(), StatValue::Count(c.short_transfers)),
-            ("ring_enters".to_string(), StatValue::Count(c.enters)),
+            ("ring_enters".to_string(), StatValue::Count(self.ring.enters)),
         ]
     }
 
@@ -338,28 +209,9 @@ impl Device for UringDevice {
     fn wait(&mut self, until_ns: Option<u64>) -> u64 {
         self.reap();
         let in_flight = self.counters.submitted > self.counters.completed;
-        if !self.ready.is_empty() {
-            if self.unsubmitted > 0 {
-                self.enter(0, None);
-            }
-            return self.clock_ns();
-        }
-        let now = self.clock_ns();
-        match until_ns {
-            Some(until) if until <= now && self.unsubmitted > 0 => self.enter(0, None),
-            Some(until) if until <= now => {}
-            Some(until) if in_flight => {
-                if self.timers.first().is_none_or(|t| *t > until) {
-                    self.arm_timer(until, until - now);
-                }
-                self.enter(1, None);
-            }
-            Some(until) => std::thread::sleep(Duration::from_nanos(until - now)),
-            None if in_flight => self.enter(1, None),
-            None => {}
-        }
+        let now = self.ring.wait(until_ns, !self.ready.is_empty(), in_flight);
         self.reap();
-        self.clock_ns()
+        now
     }
 }
 

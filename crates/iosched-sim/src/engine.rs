@@ -16,8 +16,13 @@
 //!
 //! A live run also answers its [`Controls`]: stats and configure requests between waits, and the stop flag, after
 //! which the jobs issue nothing more and the run ends once what was issued has completed.
+//!
+//! [`serve`] runs the live engine for an [`Inlet`] instead of a workload: requests from outside (a FUSE mount's
+//! programs) enter as they arrive, each flow the inlet names is reported as a job, and the run lasts until the
+//! inlet closes and everything it sent has completed.
 
 use crate::control::{ControlMessage, ControlReply, ControlRequest, Controls, POLL_INTERVAL_NS};
+use crate::inlet::{Arrival, Inlet};
 use crate::source::{ClosedProcess, Issue, JobFailure, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
@@ -87,6 +92,8 @@ enum Process {
     Job(Box<JobProcess>),
     Timed(TimedProcess),
     Closed(ClosedProcess),
+    /// A flow of the inlet's: it issues nothing itself.
+    Inlet,
 }
 
 struct SourceState {
@@ -153,6 +160,10 @@ struct Engine {
     controls: Controls,
     /// The stop flag was seen: sources issue nothing more (arrive drops it) and are not woken again.
     stopping: bool,
+    inlet: Option<Box<dyn Inlet>>,
+    /// More may arrive through the inlet.
+    inlet_open: bool,
+    arrival_buf: Vec<Arrival>,
 }
 
 /// Run `workload` through `policy` to `device`.
@@ -182,6 +193,24 @@ pub fn simulate_controlled(
         engine.schedule(switch.at_ns, EventKind::Switch(i as u32));
         engine.switches.push(Some(switch.policy));
     }
+    engine.run()?;
+    Ok(engine.finish())
+}
+
+/// Run the live engine for `inlet`'s requests through `policy` to `device` (which must be live and wake its wait
+/// when the inlet has something new), answering `controls`, until the inlet closes and all it sent has completed.
+pub fn serve(
+    inlet: Box<dyn Inlet>,
+    policy: Box<dyn Policy>,
+    device: Box<dyn Device>,
+    config: &SimConfig,
+    controls: Controls,
+) -> Result<SimOutput, SimError> {
+    assert!(device.is_live(), "serve() needs a live device: arrivals come on the real clock");
+    let mut engine = Engine::new(&Workload { sources: Vec::new() }, policy, device, config)?;
+    engine.controls = controls;
+    engine.inlet = Some(inlet);
+    engine.inlet_open = true;
     engine.run()?;
     Ok(engine.finish())
 }
@@ -299,6 +328,9 @@ impl Engine {
             seed: config.seed,
             controls: Controls::default(),
             stopping: false,
+            inlet: None,
+            inlet_open: false,
+            arrival_buf: Vec::new(),
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -400,11 +432,14 @@ impl Engine {
                 }
                 self.handle(kind);
             }
+            self.take_arrivals();
             self.fill_device();
             self.answer_controls();
-            // Over once nothing is in flight and no source will wake: whatever a policy still holds then, with no
-            // timer to release it, is a stall (reported below). The scan runs only when the device is idle.
+            // Over once nothing is in flight, no source will wake and the inlet (if any) has closed: whatever a
+            // policy still holds then, with no timer to release it, is a stall (reported below). The scan runs
+            // only when the device is idle.
             if self.in_flight == 0
+                && !self.inlet_open
                 && !self.events.iter().any(|Reverse((_, _, kind))| *kind != EventKind::PolicyTimer)
                 && (self.timer_armed_ns.is_none()
                     || (self.policy.queued() == 0 && self.barrier.flush.is_none() && self.barrier.held.is_empty()))
@@ -419,6 +454,44 @@ impl Engine {
             self.now_ns = self.device.wait(next).max(self.now_ns);
         }
         self.check_drained()
+    }
+
+    /// Admit what came through the inlet; each new flow becomes a source of its own.
+    fn take_arrivals(&mut self) {
+        let Some(inlet) = &mut self.inlet else {
+            return;
+        };
+        let mut arrivals = std::mem::take(&mut self.arrival_buf);
+        self.inlet_open = inlet.take(&mut arrivals);
+        for arrival in arrivals.drain(..) {
+            let flow = arrival.issue.flow.0 as usize;
+            while self.flow_source.len() <= flow {
+                let index = self.sources.len() as u32;
+                let first_flow = self.flow_source.len() as u32;
+                let inlet = self.inlet.as_ref().expect("checked above");
+                self.sources.push(SourceState {
+                    name: inlet.flow_name(FlowId(first_flow)),
+                    first_flow,
+                    process: Process::Inlet,
+                    recorder: FlowRecorder::default(),
+                    start_ns: self.now_ns,
+                    last_completion_ns: self.now_ns,
+                    group: index,
+                    wave: 0,
+                    group_reporting: false,
+                    done: false,
+                    options: Vec::new(),
+                });
+                self.flow_source.push(index);
+            }
+            let admitted = self.arrive(arrival.issue);
+            let inlet = self.inlet.as_mut().expect("checked above");
+            match admitted {
+                Some(id) => inlet.admitted(arrival.token, id),
+                None => inlet.refused(arrival.token),
+            }
+        }
+        self.arrival_buf = arrivals;
     }
 
     /// Answer what the controllers asked, and start stopping once the stop flag is up.
@@ -474,6 +547,7 @@ impl Engine {
                 closed.fill(&mut out);
                 None
             }
+            Process::Inlet => None, // never scheduled: an inlet's flows issue from outside
         };
         if let Some(at) = next {
             self.schedule(at, EventKind::SourceWake(index));
@@ -529,10 +603,10 @@ impl Engine {
         }
     }
 
-    /// A request enters the engine.
-    fn arrive(&mut self, issue: Issue) {
+    /// A request enters the engine, with the id it gets (None: refused, the engine is stopping).
+    fn arrive(&mut self, issue: Issue) -> Option<RequestId> {
         if self.stopping {
-            return; // stopped: what a source issues now is not sent (it never counts as submitted)
+            return None; // stopped: what a source issues now is not sent (it never counts as submitted)
         }
         let req = Request {
             id: RequestId(self.next_request_id),
@@ -566,6 +640,7 @@ impl Engine {
         } else {
             self.enqueue(req);
         }
+        Some(req.id)
     }
 
     fn enqueue(&mut self, req: Request) {
@@ -657,7 +732,7 @@ impl Engine {
         let source = &mut self.sources[index as usize];
         let counted = match &source.process {
             Process::Job(job) => self.now_ns >= job.account_from_ns(),
-            Process::Timed(_) | Process::Closed(_) => true,
+            Process::Timed(_) | Process::Closed(_) | Process::Inlet => true,
         };
         if counted {
             source.recorder.record(&req, req.error == 0);
@@ -681,6 +756,8 @@ impl Engine {
                 self.arrive(issue);
             }
             self.issue_buf = out;
+        } else if let (Process::Inlet, Some(inlet)) = (&source.process, &mut self.inlet) {
+            inlet.completed(&req);
         }
     }
 
@@ -722,7 +799,8 @@ impl Engine {
             let (failure, end_ns) = match &s.process {
                 Process::Job(job) if so_far => (job.failure().cloned(), self.now_ns),
                 Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
-                Process::Timed(_) | Process::Closed(_) => (None, s.last_completion_ns),
+                Process::Inlet if so_far => (None, self.now_ns),
+                Process::Timed(_) | Process::Closed(_) | Process::Inlet => (None, s.last_completion_ns),
             };
             let merged_into =
                 reports.iter_mut().find(|r| s.group_reporting && r.source.group_reporting && r.source.group == s.group);

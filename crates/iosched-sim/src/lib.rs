@@ -4,6 +4,7 @@
 //! - [`source`]: the processes that issue a workload's requests.
 //! - [`control`]: the messages a running live engine answers (stats, configure) and its stop flag.
 //! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
+//! - [`inlet`]: requests from outside a live engine (a FUSE mount's programs), answered on completion.
 //! - [`parallel`]: independent runs on worker threads, results in order.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
@@ -13,11 +14,13 @@
 pub mod control;
 pub mod engine;
 pub mod experiment;
+pub mod inlet;
 pub mod parallel;
 pub mod source;
 pub mod validate;
 pub mod workload;
 
 pub use control::{ControlMessage, ControlReply, ControlRequest, Controls};
-pub use engine::{simulate, simulate_controlled, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
+pub use engine::{serve, simulate, simulate_controlled, LogEntry, PolicySwitch, SimConfig, SimError, SimOutput};
+pub use inlet::{Arrival, Inlet};
 pub use workload::{Replay, TimedIo, Workload, WorkloadError};

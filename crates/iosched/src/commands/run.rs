@@ -58,7 +58,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
                     model.capacity_bytes()
                 );
             }
-            Box::new(EmulatedDevice::new(model, real))
+            Box::new(EmulatedDevice::new(model, Box::new(real)))
         }
         None => Box::new(real),
     };
