@@ -7,9 +7,10 @@
 //! user who started the engine can control it.
 //!
 //! Protocol: one JSON object per line each way. Requests: `{"command": "stats"}`,
-//! `{"command": "configure", "policy": "bfq", "set": [["slice_idle_us", "0"]]}` (policy optional). Replies:
+//! `{"command": "configure", "policy": "bfq", "set": [["slice_idle", "0"]]}` (policy optional),
+//! `{"command": "destroy"}` (a mount's daemon only). Replies:
 //! `{"ok": true, "report": FIO_JSON, "table": TEXT}`, `{"ok": true, "policy": NAME, "tunables": {...}}`,
-//! `{"ok": false, "error": TEXT}` (with `"unavailable": true` when the engine could not be asked, as against
+//! `{"ok": true, "open_files": N}` (destroy), `{"ok": false, "error": TEXT}` (with `"unavailable": true` when the engine could not be asked, as against
 //! refusing the request).
 
 use iosched_report::{fio_json, table};
@@ -171,6 +172,7 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("expected a JSON object on one line: {e}"))?;
     match v["command"].as_str() {
         Some("stats") => Ok(ControlRequest::Stats),
+        Some("destroy") => Ok(ControlRequest::Destroy),
         Some("configure") => {
             let policy = v["policy"].as_str().map(str::to_string);
             let mut settings = Vec::new();
@@ -190,7 +192,7 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
             }
             Ok(ControlRequest::Configure { policy, settings })
         }
-        _ => Err(format!("expected \"command\": \"stats\" or \"configure\", found {}", v["command"])),
+        _ => Err(format!("expected \"command\": \"stats\", \"configure\" or \"destroy\", found {}", v["command"])),
     }
 }
 
@@ -208,6 +210,7 @@ fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
             let tunables: serde_json::Map<String, Value> = tunables.into_iter().map(|(k, v)| (k, json!(v))).collect();
             json!({"ok": true, "policy": policy, "tunables": tunables})
         }
+        Ok(ControlReply::Destroyed { open_files }) => json!({"ok": true, "open_files": open_files}),
         Ok(ControlReply::Error(e)) => json!({"ok": false, "error": e}),
         Err(_) => {
             json!({"ok": false, "unavailable": true, "error": "the engine did not answer (the run may have ended)"})
@@ -284,7 +287,7 @@ mod tests {
         let bad = request(&target, &json!({"command": "configure", "set": "x=1"}));
         assert!(matches!(&bad, Err(ControlError::Refused(m)) if m.contains("expects [[")), "{bad:?}");
         let bad = request(&target, &json!({"command": "reboot"}));
-        assert!(matches!(bad, Err(ControlError::Refused(m)) if m.contains("\"stats\" or \"configure\"")));
+        assert!(matches!(bad, Err(ControlError::Refused(m)) if m.contains("\"stats\", \"configure\" or \"destroy\"")));
         // Gone with the server.
         let path = server.path().to_path_buf();
         drop(server);

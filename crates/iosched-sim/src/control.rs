@@ -19,6 +19,8 @@ pub enum ControlRequest {
     /// Switch to `policy` (with `settings` applied to the new one), handing over every queued request as a
     /// timed switch does; or, without a policy, change the running policy's tunables.
     Configure { policy: Option<String>, settings: Vec<(String, String)> },
+    /// Remove a mount: handled by a mount's daemon (the engine of `iosched run` refuses it).
+    Destroy,
 }
 
 /// The engine's answer.
@@ -29,6 +31,10 @@ pub enum ControlReply {
     Configured {
         policy: String,
         tunables: Vec<(String, String)>,
+    },
+    /// The mount is detached; `open_files` were opened through it and are still open (served until closed).
+    Destroyed {
+        open_files: u64,
     },
     Error(String),
 }

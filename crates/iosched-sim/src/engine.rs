@@ -513,6 +513,9 @@ impl Engine {
             let answer = match request {
                 ControlRequest::Stats => ControlReply::Stats(Box::new(self.result(true))),
                 ControlRequest::Configure { policy, settings } => self.configure(policy.as_deref(), &settings),
+                ControlRequest::Destroy => ControlReply::Error(
+                    "destroy removes a mount (iosched insert/create); a run stops with Ctrl-C".to_string(),
+                ),
             };
             let _ = reply.send(answer); // a controller that went away does not need its answer
         }

@@ -29,9 +29,16 @@ pub enum Command {
     Sim(SimArgs),
     /// Run a fio job file live: real I/O through io_uring to the file or block device it names, through a policy
     Run(RunArgs),
-    /// Change the policy or tunables of a running live engine (iosched run) on the fly
+    /// Insert a scheduler in front of a directory: mount a FUSE passthrough over DIR itself, so that every
+    /// program's reads and writes under it go through the policy
+    Insert(InsertArgs),
+    /// Mount a scheduling FUSE passthrough of SOURCE at a separate MOUNTPOINT
+    Create(CreateArgs),
+    /// Remove a mount made by insert or create: detach it, let every request in flight complete, then stop
+    Destroy(DestroyArgs),
+    /// Change the policy or tunables of a running live engine (iosched run, or a mount) on the fly
     Configure(ConfigureArgs),
-    /// The report so far of a running live engine (iosched run)
+    /// The report so far of a running live engine (iosched run, or a mount)
     Stats(StatsArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
@@ -218,8 +225,8 @@ pub struct RunArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run'. A new \
-policy takes over every queued request, as --switch-at does.\n\
+#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run', or a \
+mount's directory. A new policy takes over every queued request, as --switch-at does.\n\
 Example: iosched configure /data/test.img --policy bfq --set slice_idle=0")]
 pub struct ConfigureArgs {
     /// The running engine's target
@@ -234,11 +241,85 @@ pub struct ConfigureArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run'.")]
+#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run', or a \
+mount's directory. For a mount, each process using it is a job.")]
 pub struct StatsArgs {
     /// The running engine's target
     pub target: PathBuf,
     /// Print fio's JSON schema (plus an "iosched" object) instead of a table
     #[arg(long)]
     pub json: bool,
+}
+
+/// How a mount uses the kernel's page cache.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheArg {
+    /// The page cache serves reads, dropped at each open (as other passthrough file systems do)
+    Auto,
+    /// Bypass the page cache: every read and write reaches the policy at its own size (for experiments)
+    Direct,
+    /// Keep cached data across opens (normal use, when nothing else changes the files underneath)
+    Kernel,
+}
+
+#[derive(Args, Debug)]
+pub struct MountArgs {
+    /// The scheduling policy ('iosched policies' lists them)
+    #[arg(long, default_value = "noop")]
+    pub policy: String,
+    /// Set one of the policy's tunables, for example --set quantum=8 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Complete each request when this device model says (any 'iosched sim --device' spec, for example
+    /// hdd:sata7200), performing the real I/O as well
+    #[arg(long, value_name = "SPEC")]
+    pub emulate: Option<String>,
+    /// How the kernel's page cache is used
+    #[arg(long, value_enum, default_value = "auto")]
+    pub cache: CacheArg,
+    /// Most requests in flight to the files underneath (default 64, or the emulated device's queue depth)
+    #[arg(long)]
+    pub queue_depth: Option<u32>,
+    /// Stay attached: serve until Ctrl-C or 'iosched destroy', then print the report
+    #[arg(long)]
+    pub foreground: bool,
+    /// Seed of the policies' random choices
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "The directory is opened before the mount covers it, so the daemon serves every path under \
+DIR from the directory underneath. Files opened before the insert keep using the directory underneath; new opens \
+go through the scheduler. The daemon runs in the background (its log is next to its control socket) until \
+'iosched destroy DIR'.\n\
+Example: iosched insert /srv/video --policy rr --emulate hdd:sata7200")]
+pub struct InsertArgs {
+    /// The directory to schedule (it stays where it is: the mount covers it)
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub mount: MountArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "Example: iosched create /data /mnt/scheduled --policy bfq --cache direct")]
+pub struct CreateArgs {
+    /// The directory whose files are served
+    pub source: PathBuf,
+    /// Where to mount them (an existing directory)
+    pub mountpoint: PathBuf,
+    #[command(flatten)]
+    pub mount: MountArgs,
+}
+
+#[derive(Args, Debug)]
+#[command(after_help = "New opens reach the directory underneath as soon as the mount is detached; requests in \
+flight complete; files still open through the mount are served until they are closed, then the daemon exits. A \
+mount whose daemon was killed is simply detached.")]
+pub struct DestroyArgs {
+    /// The mount's directory (DIR of insert, MOUNTPOINT of create)
+    pub path: PathBuf,
+    /// How long to wait for the daemon to finish, in seconds
+    #[arg(long, default_value_t = 10.0)]
+    pub wait: f64,
 }

@@ -2,8 +2,10 @@
 
 mod control;
 mod experiment;
+mod mount;
 mod policies;
 mod run;
+mod signals;
 mod sim;
 mod sweep;
 mod validate;
@@ -18,6 +20,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Insert(args) => mount::insert(&args),
+        Command::Create(args) => mount::create(&args),
+        Command::Destroy(args) => mount::destroy(&args),
         Command::Configure(args) => control::configure(&args),
         Command::Stats(args) => control::stats(&args),
         Command::Validate(args) => validate::run(&args),

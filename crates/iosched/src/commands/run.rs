@@ -2,6 +2,7 @@
 //! engine as `iosched sim` with a real device in place of a model.
 
 use super::policy_with;
+use super::signals::{catch_interrupts, STOP};
 use super::sim::parse_switch;
 use crate::cli::RunArgs;
 use crate::error::{bad, CliError};
@@ -13,7 +14,7 @@ use iosched_sim::{simulate_controlled, Controls, SimConfig, Workload};
 use iosched_workload::job::{JobSpec, SizeSpec};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// The most requests at the target when the jobs do not say (the sum of their depths is used up to this).
 const DEFAULT_DEPTH_CAP: u32 = 256;
@@ -94,29 +95,6 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
-}
-
-/// Set by the first SIGINT or SIGTERM: the engine stops the jobs, lets what was issued complete and reports.
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_stop_signal(_: libc::c_int) {
-    // A second signal means "now": leave without the report.
-    if STOP.swap(true, Ordering::Relaxed) {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
-}
-
-/// Route Ctrl-C and SIGTERM to [`STOP`]. Without SA_RESTART, so that a wait in io_uring_enter returns at once.
-fn catch_interrupts() {
-    // SAFETY: the handler only touches an atomic and calls _exit; the action struct is fully initialised.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
-        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
-    }
 }
 
 /// --target, or the one filename= the jobs share (relative to the first job file's folder).

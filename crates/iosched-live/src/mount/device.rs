@@ -1,0 +1,192 @@
+//! The device behind a mount: the real files underneath, through io_uring, one request per engine request.
+//!
+//! A request's work (which open file, where, which buffer) is in the [`IoTable`] under its id: a read or write at
+//! its offset in its own file (a short read at the end of a file is a success: the program gets what there was),
+//! an fsync (fdatasync) for a flush. The ring also watches an eventfd the file system thread writes when it
+//! queues a request, so that a wait for completions ends as soon as something new arrives.
+
+use super::pending::{IoTable, Work};
+use crate::emulate::RealDevice;
+use crate::ring::{AlignedBuf, Ring};
+use io_uring::{opcode, types};
+use iosched_core::policy::StatValue;
+use iosched_core::request::Request;
+use iosched_device::{Completion, Device};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// The user_data of the eventfd's poll entry (tags are below the depth).
+const WAKE_MARK: u64 = u64::MAX - 1;
+
+pub struct MountDevice {
+    ring: Ring,
+    table: IoTable,
+    /// Written by the file system thread when it queues a request.
+    wake: OwnedFd,
+    poll_armed: bool,
+    /// The last wait ended because requests arrived.
+    woken: bool,
+    depth: u32,
+    capacity_bytes: u64,
+    /// The request id each tag carries.
+    tags: Vec<Option<u64>>,
+    ready: Vec<Completion>,
+    submitted: u64,
+    completed: u64,
+    errors: u64,
+}
+
+/// An eventfd for waking the device.
+pub fn wake_fd() -> std::io::Result<OwnedFd> {
+    // SAFETY: eventfd returns a new descriptor or -1.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd is a new descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Wake the device's wait (from the file system thread).
+pub fn wake(fd: &OwnedFd) {
+    let one: u64 = 1;
+    // SAFETY: writes 8 bytes from a live u64; an eventfd at its maximum (EAGAIN) is awake anyway.
+    unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
+}
+
+impl MountDevice {
+    pub fn new(table: IoTable, wake: OwnedFd, depth: u32, capacity_bytes: u64) -> std::io::Result<MountDevice> {
+        let depth = depth.max(1);
+        Ok(MountDevice {
+            ring: Ring::new(2 * depth + 2, "the mount's files".to_string())?,
+            table,
+            wake,
+            poll_armed: false,
+            woken: false,
+            depth,
+            capacity_bytes,
+            tags: vec![None; depth as usize],
+            ready: Vec::new(),
+            submitted: 0,
+            completed: 0,
+            errors: 0,
+        })
+    }
+
+    fn reap(&mut self) {
+        let (tags, table, ready) = (&mut self.tags, &self.table, &mut self.ready);
+        let (mut woke, mut errors, mut completed) = (false, 0, 0);
+        self.ring.reap(|user_data, result| {
+            if user_data == WAKE_MARK {
+                woke = true;
+                return;
+            }
+            let tag = user_data as u32;
+            let Some(id) = tags.get_mut(tag as usize).and_then(Option::take) else {
+                return; // cannot happen: every entry carries a tag in flight
+            };
+            if let Some(io) = table.lock().expect("the I/O table's users do not panic").get_mut(&id) {
+                io.result = result;
+            }
+            let error = if result < 0 { -result } else { 0 };
+            errors += u64::from(error != 0);
+            completed += 1;
+            ready.push(Completion { tag, error });
+        });
+        self.errors += errors;
+        self.completed += completed;
+        if woke {
+            let mut count = 0u64;
+            // SAFETY: reads 8 bytes into a live u64 from a nonblocking eventfd (resets it).
+            unsafe { libc::read(self.wake.as_raw_fd(), (&mut count as *mut u64).cast(), 8) };
+            self.poll_armed = false;
+            self.woken = true;
+        }
+    }
+}
+
+impl Device for MountDevice {
+    fn describe(&self) -> String {
+        "mount (the files underneath, through io_uring)".to_string()
+    }
+
+    fn queue_depth(&self) -> u32 {
+        self.depth
+    }
+
+    fn capacity_bytes(&self) -> u64 {
+        self.capacity_bytes
+    }
+
+    fn submit(&mut self, _now_ns: u64, tag: u32, req: &Request) {
+        let mut table = self.table.lock().expect("the I/O table's users do not panic");
+        let io = table.get_mut(&req.id.0).expect("a dispatched request was admitted");
+        let fd = types::Fd(io.fd.as_raw_fd());
+        let len = io.len_bytes as u32;
+        let entry = match io.work {
+            Work::Read => {
+                let buf = io.buf.get_or_insert_with(|| AlignedBuf::new(len as usize));
+                opcode::Read::new(fd, buf.ptr, len).offset(io.file_offset_bytes).build()
+            }
+            Work::Write => {
+                let buf = io.buf.as_ref().expect("a write carries its data");
+                opcode::Write::new(fd, buf.ptr, len).offset(io.file_offset_bytes).build()
+            }
+            Work::Fsync { datasync: true } => opcode::Fsync::new(fd).flags(types::FsyncFlags::DATASYNC).build(),
+            Work::Fsync { datasync: false } => opcode::Fsync::new(fd).build(),
+        };
+        drop(table);
+        self.tags[tag as usize] = Some(req.id.0);
+        self.submitted += 1;
+        // The buffer stays where it is while the request is in the table (it is heap memory the entry owns).
+        self.ring.push(entry.user_data(u64::from(tag)));
+    }
+
+    fn next_event_ns(&self) -> Option<u64> {
+        (!self.ready.is_empty()).then(|| self.ring.clock_ns())
+    }
+
+    fn advance(&mut self, _now_ns: u64, completed: &mut Vec<Completion>) {
+        self.reap();
+        completed.append(&mut self.ready);
+    }
+
+    fn stats(&self) -> Vec<(String, StatValue)> {
+        vec![
+            ("submitted".to_string(), StatValue::Count(self.submitted)),
+            ("completed".to_string(), StatValue::Count(self.completed)),
+            ("errors".to_string(), StatValue::Count(self.errors)),
+            ("ring_enters".to_string(), StatValue::Count(self.ring.enters)),
+        ]
+    }
+
+    fn is_live(&self) -> bool {
+        true
+    }
+
+    fn wait(&mut self, until_ns: Option<u64>) -> u64 {
+        self.woken = false;
+        self.reap();
+        if !self.poll_armed {
+            let entry = opcode::PollAdd::new(types::Fd(self.wake.as_raw_fd()), libc::POLLIN as u32).build();
+            self.ring.push(entry.user_data(WAKE_MARK));
+            self.poll_armed = true;
+        }
+        let now = self.ring.wait(until_ns, !self.ready.is_empty() || self.woken, true);
+        self.reap();
+        now
+    }
+}
+
+impl RealDevice for MountDevice {
+    fn clock_ns(&self) -> u64 {
+        self.ring.clock_ns()
+    }
+
+    fn busy(&self) -> bool {
+        true // requests may arrive at any time
+    }
+
+    fn take_wake(&mut self) -> bool {
+        std::mem::take(&mut self.woken)
+    }
+}
