@@ -6,7 +6,7 @@
 //! earlier. Entries are handed to the kernel four at a time as they are pushed, and the rest at the next wait.
 
 use io_uring::{opcode, squeue, types, IoUring};
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::time::{Duration, Instant};
 
 /// O_DIRECT needs buffers aligned to the logical block size; 4096 covers every device in use.
@@ -37,14 +37,34 @@ impl AlignedBuf {
         AlignedBuf { ptr, len }
     }
 
+    /// An uninitialised buffer, for data about to be read or copied into it: only the bytes written into it
+    /// may be read (the mount's reads reply with the bytes the read returned, its writes copy all they send).
+    pub(crate) fn new_for_overwrite(len: usize) -> AlignedBuf {
+        let len = len.max(BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
+        let layout = Layout::from_size_align(len, BUFFER_ALIGN).expect("aligned layout");
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { alloc(layout) };
+        assert!(!ptr.is_null(), "out of memory for a {len}-byte I/O buffer");
+        AlignedBuf { ptr, len }
+    }
+
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: ptr points at len owned bytes.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
-    pub(crate) fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr points at len owned bytes.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    /// The first `len` bytes, which the caller knows were written (by a read that returned `len`, or a copy).
+    pub(crate) fn written(&self, len: usize) -> &[u8] {
+        assert!(len <= self.len);
+        // SAFETY: ptr points at self.len owned bytes, of which the first len were written.
+        unsafe { std::slice::from_raw_parts(self.ptr, len) }
+    }
+
+    /// Copy `data` to the start of the buffer.
+    pub(crate) fn fill_from(&mut self, data: &[u8]) {
+        assert!(data.len() <= self.len);
+        // SAFETY: the buffer has room for data.len() bytes and does not overlap data.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr, data.len()) };
     }
 }
 
@@ -163,6 +183,25 @@ impl Ring {
             }
             Err(e) => panic!("io_uring_enter failed on {}: {e}", self.label),
         }
+    }
+
+    /// Hand pushed entries to the kernel and let it post what has completed (deferred completion work runs only
+    /// in an enter asking for events), without waiting.
+    pub(crate) fn poll_completions(&mut self) {
+        self.enters += 1;
+        const IORING_ENTER_GETEVENTS: u32 = 1;
+        // SAFETY: no argument is passed; the entries pushed are valid until their completions are reaped.
+        let result =
+            unsafe { self.ring.submitter().enter::<libc::sigset_t>(self.unsubmitted, 0, IORING_ENTER_GETEVENTS, None) };
+        if result.is_ok() {
+            self.unsubmitted = 0;
+            self.timer_specs.clear();
+        }
+    }
+
+    /// Whether completions are waiting to be reaped.
+    pub(crate) fn has_completions(&mut self) -> bool {
+        !self.overflow.is_empty() || !self.ring.completion().is_empty()
     }
 
     /// Put a timeout entry on the ring that completes `in_ns` from now (deadline `until_ns`).

@@ -40,10 +40,13 @@ const TTL: Duration = Duration::from_secs(1);
 /// How the kernel's page cache is used for the mount's files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CacheMode {
-    /// The page cache serves reads, dropped at each open (as other passthrough file systems do).
+    /// The page cache serves reads, dropped at each open (as other passthrough file systems do). A program's
+    /// O_DIRECT bypasses the mount's page cache; the files underneath are read through theirs, as bindfs does.
     #[default]
     Auto,
-    /// Bypass the page cache: every read and write reaches the scheduler at its own size (for experiments).
+    /// Bypass the page cache, the mount's and the one underneath (every file is opened O_DIRECT below, where the
+    /// file system allows it): every read and write reaches the scheduler and the disk at its own size (for
+    /// experiments).
     Direct,
     /// Keep cached data across opens (normal use, when nothing else changes the files underneath).
     Kernel,
@@ -245,6 +248,15 @@ impl PassthroughFs {
             CacheMode::Auto => 0,
             CacheMode::Direct => FOPEN_DIRECT_IO,
             CacheMode::Kernel => FOPEN_KEEP_CACHE,
+        }
+    }
+
+    /// The flags a program's open becomes underneath: O_DIRECT only in [`CacheMode::Direct`], always there.
+    fn flags_underneath(&self, flags: i32) -> i32 {
+        let flags = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOCTTY);
+        match self.cache {
+            CacheMode::Direct => flags | libc::O_DIRECT,
+            CacheMode::Auto | CacheMode::Kernel => flags & !libc::O_DIRECT,
         }
     }
 
@@ -550,7 +562,7 @@ impl Filesystem for PassthroughFs {
             if node.kind != FileType::RegularFile {
                 return Err(if node.kind == FileType::Directory { libc::EISDIR } else { libc::ELOOP });
             }
-            let fd = reopen(node.fd.as_raw_fd(), flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOCTTY), 0)?;
+            let fd = reopen(node.fd.as_raw_fd(), self.flags_underneath(flags), 0)?;
             self.add_handle(ino, fd)
         })();
         match r {
@@ -572,6 +584,7 @@ impl Filesystem for PassthroughFs {
         let r = (|| {
             let c = component(name)?;
             let parent_fd = self.node_fd(parent)?;
+            let flags = self.flags_underneath(flags);
             let open = |flags: i32| {
                 // SAFETY: a valid C string relative to a descriptor we own.
                 unsafe {
@@ -613,7 +626,7 @@ impl Filesystem for PassthroughFs {
         _lock_owner: Option<u64>,
         reply: ReplyData,
     ) {
-        let buf = Some(AlignedBuf::new(size as usize));
+        let buf = Some(AlignedBuf::new_for_overwrite(size as usize));
         self.schedule(req, fh, Op::Read, offset as u64, size as usize, Work::Read, buf, Answer::Data(reply));
     }
 
@@ -629,8 +642,8 @@ impl Filesystem for PassthroughFs {
         _lock_owner: Option<u64>,
         reply: ReplyWrite,
     ) {
-        let mut buf = AlignedBuf::new(data.len());
-        buf.as_mut_slice()[..data.len()].copy_from_slice(data);
+        let mut buf = AlignedBuf::new_for_overwrite(data.len());
+        buf.fill_from(data);
         let len = data.len();
         self.schedule(req, fh, Op::Write, offset as u64, len, Work::Write, Some(buf), Answer::Written(reply));
     }

@@ -123,7 +123,7 @@ fn answer(io: PendingIo, error: i32) {
     match io.answer {
         Answer::Data(reply) if error == 0 => {
             let buf = io.buf.as_ref().expect("a read has a buffer");
-            reply.data(&buf.as_slice()[..moved.min(io.len_bytes)]);
+            reply.data(buf.written(moved.min(io.len_bytes)));
         }
         Answer::Written(reply) if error == 0 => reply.written(moved as u32),
         Answer::Empty(reply) if error == 0 => reply.ok(),

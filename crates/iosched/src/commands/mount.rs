@@ -16,7 +16,7 @@ use iosched_report::table;
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -196,7 +196,7 @@ pub fn destroy(args: &DestroyArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn detach_dead(path: &PathBuf) -> Result<(), CliError> {
+fn detach_dead(path: &Path) -> Result<(), CliError> {
     detach(path).map_err(CliError::Failed)?;
     eprintln!("iosched: {}: its daemon was gone; the mount is detached", path.display());
     Ok(())
