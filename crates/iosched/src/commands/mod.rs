@@ -39,6 +39,18 @@ pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, C
     registry::create_with(name, parse_settings(settings)?).map_err(bad)
 }
 
+/// The device model of `--emulate SPEC`, if given; its warnings (DiskSim keys not modelled) are printed.
+pub fn emulated_model(spec: Option<&str>) -> Result<Option<Box<dyn iosched_device::Device>>, CliError> {
+    let Some(spec) = spec else {
+        return Ok(None);
+    };
+    let (model, warnings) = iosched_device::load_spec(spec).map_err(bad)?;
+    for w in warnings {
+        eprintln!("iosched: warning: {w}");
+    }
+    Ok(Some(model))
+}
+
 /// `--set KEY=VALUE` arguments as (key, value) pairs.
 pub fn parse_settings(settings: &[String]) -> Result<Vec<(&str, &str)>, CliError> {
     settings

@@ -9,7 +9,6 @@ use super::policy_with;
 use super::signals::{catch_interrupts, STOP};
 use crate::cli::{CacheArg, CreateArgs, DestroyArgs, InsertArgs, MountArgs};
 use crate::error::{bad, CliError};
-use iosched_device::load_spec;
 use iosched_live::control_socket::{self, ControlError};
 use iosched_live::mount::daemon::{self, detach, is_mount_of_ours, CacheMode, MountConfig, DEFAULT_QUEUE_DEPTH};
 use iosched_report::table;
@@ -42,16 +41,7 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
         }
     }
     let policy = policy_with(&args.policy, &args.set)?;
-    let emulate = match &args.emulate {
-        Some(spec) => {
-            let (model, warnings) = load_spec(spec).map_err(bad)?;
-            for w in warnings {
-                eprintln!("iosched: warning: {w}");
-            }
-            Some(model)
-        }
-        None => None,
-    };
+    let emulate = super::emulated_model(args.emulate.as_deref())?;
     if !args.foreground {
         return start_background(mountpoint);
     }

@@ -6,7 +6,7 @@ use super::signals::{catch_interrupts, STOP};
 use super::sim::parse_switch;
 use crate::cli::RunArgs;
 use crate::error::{bad, CliError};
-use iosched_device::{load_spec, Device};
+use iosched_device::Device;
 use iosched_live::control_socket::{ControlError, ControlServer};
 use iosched_live::{EmulatedDevice, UringDevice};
 use iosched_report::{fio_json, table};
@@ -24,16 +24,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let target = target(args, &jobs)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;
-    let model = match &args.emulate {
-        Some(spec) => {
-            let (model, warnings) = load_spec(spec).map_err(bad)?;
-            for w in warnings {
-                eprintln!("iosched: warning: {w}");
-            }
-            Some(model)
-        }
-        None => None,
-    };
+    let model = super::emulated_model(args.emulate.as_deref())?;
     lay_out(&target, needed_bytes(&jobs))?;
     let direct = jobs.iter().any(|j| j.direct);
     let depth = match &model {
