@@ -141,7 +141,7 @@ fn fio_verifies_through_a_mount_switched_between_policies_and_again_after_destro
     let job = |target: &Path| {
         format!(
             "[global]\ndirectory={}\nsize=16m\nbs=4k\nrw=randrw\nioengine=psync\nverify=crc32c\nnumjobs=4\n\
-             group_reporting\n[verify]\n",
+             verify_state_save=0\ngroup_reporting\n[verify]\n",
             target.display()
         )
     };
