@@ -28,22 +28,28 @@ pub(crate) struct AlignedBuf {
 unsafe impl Send for AlignedBuf {}
 
 impl AlignedBuf {
+    /// A zeroed buffer.
     pub(crate) fn new(len: usize) -> AlignedBuf {
-        let len = len.max(BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
-        let layout = Layout::from_size_align(len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        assert!(!ptr.is_null(), "out of memory for a {len}-byte I/O buffer");
-        AlignedBuf { ptr, len }
+        AlignedBuf::allocate(len, true)
     }
 
     /// An uninitialised buffer, for data about to be read or copied into it: only the bytes written into it
     /// may be read (the mount's reads reply with the bytes the read returned, its writes copy all they send).
     pub(crate) fn new_for_overwrite(len: usize) -> AlignedBuf {
+        AlignedBuf::allocate(len, false)
+    }
+
+    fn allocate(len: usize, zeroed: bool) -> AlignedBuf {
         let len = len.max(BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
         let layout = Layout::from_size_align(len, BUFFER_ALIGN).expect("aligned layout");
         // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc(layout) };
+        let ptr = unsafe {
+            if zeroed {
+                alloc_zeroed(layout)
+            } else {
+                alloc(layout)
+            }
+        };
         assert!(!ptr.is_null(), "out of memory for a {len}-byte I/O buffer");
         AlignedBuf { ptr, len }
     }
@@ -71,7 +77,7 @@ impl AlignedBuf {
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
         let layout = Layout::from_size_align(self.len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: allocated in new() with this layout.
+        // SAFETY: allocated in allocate() with this layout.
         unsafe { dealloc(self.ptr, layout) };
     }
 }
@@ -224,7 +230,7 @@ impl Ring {
     /// completions are already waiting to be collected (then only hand over what was pushed), `in_flight` that
     /// some entry may still complete (else a timed wait sleeps). Returns the clock.
     pub(crate) fn wait(&mut self, until_ns: Option<u64>, ready: bool, in_flight: bool) -> u64 {
-        if ready || !self.overflow.is_empty() || !self.ring.completion().is_empty() {
+        if ready || self.has_completions() {
             if self.unsubmitted > 0 {
                 self.enter(0, None);
             }
