@@ -100,15 +100,20 @@ mod tests {
         let mut callers = Callers::default();
         // SAFETY: gettid has no arguments.
         let me = unsafe { libc::syscall(libc::SYS_gettid) } as u32;
-        let other = std::thread::spawn(|| unsafe { libc::syscall(libc::SYS_gettid) } as u32);
         let (a, name) = callers.resolve(me);
         assert!(name.unwrap().starts_with(&format!("pid {} (", std::process::id())));
-        // Threads of the same process: the same flow (the other thread may have exited: then it is its own).
-        let other_tid = other.join().unwrap();
-        let (b, _) = callers.resolve(me);
-        assert_eq!(a.flow, b.flow);
-        let (c, _) = callers.resolve(other_tid);
-        assert!(c.flow == a.flow || c.flow == FlowId(1));
+        assert_eq!(callers.resolve(me), (a, None));
+        // Another thread of this process, resolved while it runs: the same flow, no new name.
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || {
+            tid_tx.send(unsafe { libc::syscall(libc::SYS_gettid) } as u32).unwrap();
+            let _ = done_rx.recv();
+        });
+        let (b, new_name) = callers.resolve(tid_rx.recv().unwrap());
+        done_tx.send(()).unwrap();
+        other.join().unwrap();
+        assert_eq!((b.flow, new_name), (a.flow, None));
     }
 
     #[test]

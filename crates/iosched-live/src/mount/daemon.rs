@@ -177,16 +177,12 @@ fn relay(
         }
         match control.recv_timeout(STOP_POLL) {
             Ok(ControlMessage { request: ControlRequest::Destroy, reply }) => {
-                let answer = if detached {
-                    ControlReply::Destroyed { open_files: open_files.load(Ordering::Relaxed) }
-                } else {
-                    match detach(mountpoint) {
-                        Ok(()) => {
-                            detached = true;
-                            ControlReply::Destroyed { open_files: open_files.load(Ordering::Relaxed) }
-                        }
-                        Err(e) => ControlReply::Error(e),
+                let answer = match if detached { Ok(()) } else { detach(mountpoint) } {
+                    Ok(()) => {
+                        detached = true;
+                        ControlReply::Destroyed { open_files: open_files.load(Ordering::Relaxed) }
                     }
+                    Err(e) => ControlReply::Error(e),
                 };
                 let _ = reply.send(answer);
             }

@@ -174,7 +174,8 @@ impl Device for MountDevice {
         let len = io.len_bytes as u32;
         let entry = match io.work {
             Work::Read => {
-                let buf = io.buf.get_or_insert_with(|| AlignedBuf::new_for_overwrite(len as usize));
+                // Allocated now rather than at arrival: a read waiting in the policy holds no memory.
+                let buf = io.buf.insert(AlignedBuf::new_for_overwrite(len as usize));
                 opcode::Read::new(fd, buf.ptr, len).offset(io.file_offset_bytes).build()
             }
             Work::Write => {

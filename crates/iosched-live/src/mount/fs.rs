@@ -22,7 +22,6 @@ use fuser::{
     FileAttr, FileType, Filesystem, KernelConfig, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
     ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, FUSE_ROOT_ID,
 };
-use iosched_core::request::Op;
 use iosched_sim::source::Issue;
 use std::collections::HashMap;
 use std::ffi::{CString, OsStr, OsString};
@@ -125,6 +124,20 @@ fn kind_of(mode: u32) -> FileType {
         libc::S_IFSOCK => FileType::Socket,
         _ => FileType::RegularFile,
     }
+}
+
+/// A directory entry's type, as [`kind_of`] reads a mode.
+fn kind_of_entry(t: std::fs::FileType) -> FileType {
+    use std::os::unix::fs::FileTypeExt;
+    let kinds = [
+        (t.is_dir(), FileType::Directory),
+        (t.is_symlink(), FileType::Symlink),
+        (t.is_fifo(), FileType::NamedPipe),
+        (t.is_socket(), FileType::Socket),
+        (t.is_char_device(), FileType::CharDevice),
+        (t.is_block_device(), FileType::BlockDevice),
+    ];
+    kinds.into_iter().find_map(|(is, kind)| is.then_some(kind)).unwrap_or(FileType::RegularFile)
 }
 
 fn time(sec: i64, nsec: i64) -> SystemTime {
@@ -272,13 +285,12 @@ impl PassthroughFs {
         Ok(fh)
     }
 
-    /// Queue a read, write or fsync for the engine.
+    /// Queue a read, write (with its data in `buf`) or fsync for the engine.
     #[allow(clippy::too_many_arguments)]
     fn schedule(
         &mut self,
         req: &Request<'_>,
         fh: u64,
-        op: Op,
         offset_bytes: u64,
         len_bytes: usize,
         work: Work,
@@ -286,11 +298,11 @@ impl PassthroughFs {
         answer: Answer,
     ) {
         let Some(handle) = self.handles.get(&fh) else {
-            return fail(answer, libc::EBADF);
+            return answer.error(libc::EBADF);
         };
         let (caller, new_flow) = self.callers.resolve(req.pid());
         let issue = Issue {
-            op,
+            op: work.op(),
             offset_bytes: self.placement.offset(handle.region_bytes, offset_bytes, len_bytes as u64),
             len_bytes: len_bytes as u64,
             flow: caller.flow,
@@ -309,16 +321,8 @@ impl PassthroughFs {
         };
         match self.to_engine.send(Incoming { issue, io, new_flow }) {
             Ok(()) => wake(&self.wake),
-            Err(returned) => fail(returned.0.io.answer, libc::EIO), // the engine has ended
+            Err(returned) => returned.0.io.answer.error(libc::EIO), // the engine has ended
         }
-    }
-}
-
-fn fail(answer: Answer, error: i32) {
-    match answer {
-        Answer::Data(r) => r.error(error),
-        Answer::Written(r) => r.error(error),
-        Answer::Empty(r) => r.error(error),
     }
 }
 
@@ -626,8 +630,7 @@ impl Filesystem for PassthroughFs {
         _lock_owner: Option<u64>,
         reply: ReplyData,
     ) {
-        let buf = Some(AlignedBuf::new_for_overwrite(size as usize));
-        self.schedule(req, fh, Op::Read, offset as u64, size as usize, Work::Read, buf, Answer::Data(reply));
+        self.schedule(req, fh, offset as u64, size as usize, Work::Read, None, Answer::Data(reply));
     }
 
     fn write(
@@ -645,7 +648,7 @@ impl Filesystem for PassthroughFs {
         let mut buf = AlignedBuf::new_for_overwrite(data.len());
         buf.fill_from(data);
         let len = data.len();
-        self.schedule(req, fh, Op::Write, offset as u64, len, Work::Write, Some(buf), Answer::Written(reply));
+        self.schedule(req, fh, offset as u64, len, Work::Write, Some(buf), Answer::Written(reply));
     }
 
     fn flush(&mut self, _req: &Request<'_>, _ino: u64, fh: u64, _lock_owner: u64, reply: ReplyEmpty) {
@@ -682,7 +685,7 @@ impl Filesystem for PassthroughFs {
     }
 
     fn fsync(&mut self, req: &Request<'_>, _ino: u64, fh: u64, datasync: bool, reply: ReplyEmpty) {
-        self.schedule(req, fh, Op::Flush, 0, 0, Work::Fsync { datasync }, None, Answer::Empty(reply));
+        self.schedule(req, fh, 0, 0, Work::Fsync { datasync }, None, Answer::Empty(reply));
     }
 
     fn opendir(&mut self, _req: &Request<'_>, ino: u64, _flags: i32, reply: ReplyOpen) {
@@ -695,24 +698,7 @@ impl Filesystem for PassthroughFs {
                 .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
             for entry in dir {
                 let entry = entry.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
-                let kind = entry.file_type().map_or(FileType::RegularFile, |t| {
-                    use std::os::unix::fs::FileTypeExt;
-                    if t.is_dir() {
-                        FileType::Directory
-                    } else if t.is_symlink() {
-                        FileType::Symlink
-                    } else if t.is_fifo() {
-                        FileType::NamedPipe
-                    } else if t.is_socket() {
-                        FileType::Socket
-                    } else if t.is_char_device() {
-                        FileType::CharDevice
-                    } else if t.is_block_device() {
-                        FileType::BlockDevice
-                    } else {
-                        FileType::RegularFile
-                    }
-                });
+                let kind = entry.file_type().map_or(FileType::RegularFile, kind_of_entry);
                 use std::os::unix::fs::DirEntryExt;
                 entries.push((entry.ino(), kind, OsString::from_vec(entry.file_name().into_vec())));
             }

@@ -10,7 +10,7 @@
 
 use crate::ring::AlignedBuf;
 use fuser::{ReplyData, ReplyEmpty, ReplyWrite};
-use iosched_core::request::{FlowId, Request, RequestId};
+use iosched_core::request::{FlowId, Op, Request, RequestId};
 use iosched_sim::inlet::{Arrival, Inlet};
 use iosched_sim::source::Issue;
 use std::collections::{HashMap, VecDeque};
@@ -26,11 +26,33 @@ pub enum Work {
     Fsync { datasync: bool },
 }
 
+impl Work {
+    /// What policies see: an fsync is a flush (a barrier).
+    pub fn op(&self) -> Op {
+        match self {
+            Work::Read => Op::Read,
+            Work::Write => Op::Write,
+            Work::Fsync { .. } => Op::Flush,
+        }
+    }
+}
+
 /// The program's reply, sent once the request completes.
 pub enum Answer {
     Data(ReplyData),
     Written(ReplyWrite),
     Empty(ReplyEmpty),
+}
+
+impl Answer {
+    /// Fail the program's request with `errno`.
+    pub fn error(self, errno: i32) {
+        match self {
+            Answer::Data(r) => r.error(errno),
+            Answer::Written(r) => r.error(errno),
+            Answer::Empty(r) => r.error(errno),
+        }
+    }
 }
 
 pub struct PendingIo {
@@ -39,7 +61,7 @@ pub struct PendingIo {
     pub file_offset_bytes: u64,
     pub len_bytes: usize,
     pub work: Work,
-    /// The data to write, or room for the data read.
+    /// The data to write; for a read, the room for its data, allocated by the device when it is dispatched.
     pub buf: Option<AlignedBuf>,
     pub answer: Answer,
     /// Bytes moved (or 0), or minus the errno: set by the device.
@@ -120,15 +142,15 @@ impl Inlet for MountInlet {
 fn answer(io: PendingIo, error: i32) {
     let error = if error != 0 { error } else { (-io.result).max(0) };
     let moved = io.result.max(0) as usize;
+    if error != 0 {
+        return io.answer.error(error);
+    }
     match io.answer {
-        Answer::Data(reply) if error == 0 => {
-            let buf = io.buf.as_ref().expect("a read has a buffer");
+        Answer::Data(reply) => {
+            let buf = io.buf.as_ref().expect("a dispatched read has a buffer");
             reply.data(buf.written(moved.min(io.len_bytes)));
         }
-        Answer::Written(reply) if error == 0 => reply.written(moved as u32),
-        Answer::Empty(reply) if error == 0 => reply.ok(),
-        Answer::Data(reply) => reply.error(error),
-        Answer::Written(reply) => reply.error(error),
-        Answer::Empty(reply) => reply.error(error),
+        Answer::Written(reply) => reply.written(moved as u32),
+        Answer::Empty(reply) => reply.ok(),
     }
 }
