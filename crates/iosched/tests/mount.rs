@@ -46,6 +46,19 @@ impl Drop for Mount {
     }
 }
 
+/// Kills a program the test started if the test ends before it does (a failed assertion must not leave it
+/// running: a stray loop loads the machine and upsets the timing tests that follow).
+struct Program(std::process::Child);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 fn insert(path: &Path, extra: &[&str]) -> Mount {
     let mut args = vec!["insert", s(path)];
     args.extend_from_slice(extra);
@@ -104,7 +117,7 @@ fn a_directory_in_use_gets_a_scheduler_and_loses_it_while_its_program_keeps_work
     let script = "cd \"$D\"; exec 3>>held.log; i=0; while [ ! -e \"$D/stop\" ]; do i=$((i+1)); echo $i >&3 || exit 3; \
                   echo $i >> \"$D/bypath.log\" || exit 4; cat \"$D/data.txt\" > /dev/null || exit 5; sleep 0.01; done; \
                   echo end >&3";
-    let mut program = Command::new("sh").arg("-c").arg(script).env("D", &d).spawn().unwrap();
+    let mut program = Program(Command::new("sh").arg("-c").arg(script).env("D", &d).spawn().unwrap());
     std::thread::sleep(Duration::from_millis(300));
     let mount = insert(&d, &["--policy", "bfq"]);
     std::thread::sleep(Duration::from_millis(700));
@@ -121,7 +134,7 @@ fn a_directory_in_use_gets_a_scheduler_and_loses_it_while_its_program_keeps_work
     drop(mount);
     std::thread::sleep(Duration::from_millis(300));
     std::fs::write(d.join("stop"), "").unwrap();
-    let status = program.wait().unwrap();
+    let status = program.0.wait().unwrap();
     assert!(status.success(), "the program failed while the scheduler came and went: {status}");
     // Nothing lost or doubled on either path; the paths are the original directory again.
     let held = std::fs::read_to_string(d.join("held.log")).unwrap();
