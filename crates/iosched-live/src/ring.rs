@@ -6,81 +6,13 @@
 //! earlier. Entries are handed to the kernel four at a time as they are pushed, and the rest at the next wait.
 
 use io_uring::{opcode, squeue, types, IoUring};
-use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::time::{Duration, Instant};
-
-/// O_DIRECT needs buffers aligned to the logical block size; 4096 covers every device in use.
-pub(crate) const BUFFER_ALIGN: usize = 4096;
 
 /// Entries handed to the kernel at once while the engine dispatches.
 const SUBMIT_BATCH: u32 = 4;
 
 /// The user_data of the ring's own timeout entries (the devices' entries carry smaller values).
 const TIMER_MARK: u64 = u64::MAX;
-
-/// A buffer aligned for O_DIRECT.
-pub(crate) struct AlignedBuf {
-    pub(crate) ptr: *mut u8,
-    pub(crate) len: usize,
-}
-
-// The buffer is owned memory; the pointer is handed to the kernel only while the ring owns the request.
-unsafe impl Send for AlignedBuf {}
-
-impl AlignedBuf {
-    /// A zeroed buffer.
-    pub(crate) fn new(len: usize) -> AlignedBuf {
-        AlignedBuf::allocate(len, true)
-    }
-
-    /// An uninitialised buffer, for data about to be read or copied into it: only the bytes written into it
-    /// may be read (the mount's reads reply with the bytes the read returned, its writes copy all they send).
-    pub(crate) fn new_for_overwrite(len: usize) -> AlignedBuf {
-        AlignedBuf::allocate(len, false)
-    }
-
-    fn allocate(len: usize, zeroed: bool) -> AlignedBuf {
-        let len = len.max(BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
-        let layout = Layout::from_size_align(len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe {
-            if zeroed {
-                alloc_zeroed(layout)
-            } else {
-                alloc(layout)
-            }
-        };
-        assert!(!ptr.is_null(), "out of memory for a {len}-byte I/O buffer");
-        AlignedBuf { ptr, len }
-    }
-
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: ptr points at len owned bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
-    }
-
-    /// The first `len` bytes, which the caller knows were written (by a read that returned `len`, or a copy).
-    pub(crate) fn written(&self, len: usize) -> &[u8] {
-        assert!(len <= self.len);
-        // SAFETY: ptr points at self.len owned bytes, of which the first len were written.
-        unsafe { std::slice::from_raw_parts(self.ptr, len) }
-    }
-
-    /// Copy `data` to the start of the buffer.
-    pub(crate) fn fill_from(&mut self, data: &[u8]) {
-        assert!(data.len() <= self.len);
-        // SAFETY: the buffer has room for data.len() bytes and does not overlap data.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.ptr, data.len()) };
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        let layout = Layout::from_size_align(self.len, BUFFER_ALIGN).expect("aligned layout");
-        // SAFETY: allocated in allocate() with this layout.
-        unsafe { dealloc(self.ptr, layout) };
-    }
-}
 
 pub(crate) struct Ring {
     ring: IoUring,

@@ -9,7 +9,8 @@
 //! A request that fails, or reads or writes fewer bytes than asked (past the end of a block device), completes
 //! alone with its errno (EIO for a short transfer) and is counted; the others go on.
 
-use crate::ring::{AlignedBuf, Ring};
+use crate::buffer::AlignedBuf;
+use crate::ring::Ring;
 use io_uring::{opcode, types};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};

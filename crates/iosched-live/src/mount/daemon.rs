@@ -11,10 +11,12 @@
 //! endpoint is not connected") rather than hanging, the dead mount stays until `iosched destroy` detaches it, and
 //! what was written and fsynced is in the files underneath (writes are not cached by the daemon).
 
-use super::device::{wake, wake_fd, MountDevice};
+use super::device::MountDevice;
+use super::doorbell::Doorbell;
 pub use super::fs::CacheMode;
 use super::fs::PassthroughFs;
 use super::pending::MountInlet;
+use crate::buffer::BufferPool;
 use crate::control_socket::{ControlError, ControlServer};
 use crate::emulate::EmulatedDevice;
 use fuser::{MountOption, Session};
@@ -38,6 +40,9 @@ pub const SOURCE_PREFIX: &str = "iosched:";
 
 /// Requests in flight to the files underneath at once, unless a device model sets it.
 pub const DEFAULT_QUEUE_DEPTH: u32 = 64;
+
+/// Free I/O buffers the mount keeps for reuse: a full queue of 128 KiB requests, twice over (reads and writes).
+const BUFFER_POOL_BYTES: usize = 2 * DEFAULT_QUEUE_DEPTH as usize * 128 * 1024;
 
 /// How often the control relay looks at the stop flag.
 const STOP_POLL: Duration = Duration::from_millis(50);
@@ -91,22 +96,29 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
     let (server, control) = ControlServer::start(&mountpoint)?;
 
     let (to_engine, incoming) = channel();
-    let wake_fs = Arc::new(wake_fd().map_err(|e| setup(format!("cannot make an eventfd: {e}")))?);
-    let wake_device = wake_fs.try_clone().map_err(|e| setup(format!("cannot duplicate the eventfd: {e}")))?;
+    let doorbell = Arc::new(Doorbell::new().map_err(|e| setup(format!("cannot make an eventfd: {e}")))?);
     let table = Arc::new(Mutex::new(HashMap::new()));
     let closed = Arc::new(AtomicBool::new(false));
     let open_files = Arc::new(AtomicU64::new(0));
 
     let depth = config.queue_depth.max(config.emulate.as_ref().map_or(1, |m| m.queue_depth()));
-    let real = MountDevice::new(table.clone(), wake_device, depth, u64::MAX >> 2)
+    let buffers = BufferPool::new(BUFFER_POOL_BYTES);
+    let real = MountDevice::new(table.clone(), buffers.clone(), doorbell.clone(), depth, u64::MAX >> 2)
         .map_err(|e| setup(format!("cannot set up io_uring ({e}); the mount needs Linux 5.11 or later")))?;
     let device: Box<dyn Device> = match config.emulate {
         Some(model) => Box::new(EmulatedDevice::new(model, Box::new(real))),
         None => Box::new(real),
     };
-    let fs =
-        PassthroughFs::new(root, to_engine, wake_fs.clone(), device.capacity_bytes(), config.cache, open_files.clone())
-            .map_err(|e| setup(format!("{}: {}", source.display(), std::io::Error::from_raw_os_error(e))))?;
+    let fs = PassthroughFs::new(
+        root,
+        to_engine,
+        doorbell.clone(),
+        buffers,
+        device.capacity_bytes(),
+        config.cache,
+        open_files.clone(),
+    )
+    .map_err(|e| setup(format!("{}: {}", source.display(), std::io::Error::from_raw_os_error(e))))?;
     let options = [
         MountOption::FSName(format!("{SOURCE_PREFIX}{}", source.display())),
         MountOption::Subtype("iosched".to_string()),
@@ -116,14 +128,14 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
     let mut session = Session::new(fs, &mountpoint, &options)
         .map_err(|e| setup(format!("cannot mount on {}: {e} (is fuse3 installed?)", mountpoint.display())))?;
     let session_thread = {
-        let (closed, wake_fs) = (closed.clone(), wake_fs.clone());
+        let (closed, doorbell) = (closed.clone(), doorbell.clone());
         std::thread::Builder::new()
             .name("iosched-fuse".into())
             .spawn(move || {
                 let result = session.run();
                 drop(session); // the file system, and with it the sender, goes first
                 closed.store(true, Ordering::Release);
-                wake(&wake_fs);
+                doorbell.ring();
                 result
             })
             .map_err(|e| setup(format!("cannot start the file system thread: {e}")))?

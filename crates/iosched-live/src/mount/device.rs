@@ -2,22 +2,26 @@
 //!
 //! A request's work (which open file, where, which buffer) is in the [`IoTable`] under its id: a read or write at
 //! its offset in its own file (a short read at the end of a file is a success: the program gets what there was),
-//! an fsync (fdatasync) for a flush. The ring also watches an eventfd the file system thread writes when it
-//! queues a request, so that a wait for completions ends as soon as something new arrives.
+//! an fsync (fdatasync) for a flush. While the engine sleeps, the ring also watches the [`Doorbell`]'s eventfd, so
+//! that a wait for completions ends as soon as something new arrives.
 //!
 //! Latency: a program with one request at a time (psync) pays every hand-over between the file system thread and
 //! the engine's, and a thread woken from sleep costs tens of microseconds on a VM. So while the mount is busy (some
 //! request submitted, completed or arrived in the last [`BUSY_WINDOW_NS`]) the device polls, up to [`SPIN_NS`] at a
-//! time, for completions and arrivals before it sleeps; an idle mount costs no CPU.
+//! time, for completions and arrivals (the doorbell's count, no system call) before it sleeps; an idle mount costs
+//! no CPU. Read buffers come from a [`BufferPool`] (fresh 128 KiB buffers cost page faults and TLB shoot-downs).
 
+use super::doorbell::Doorbell;
 use super::pending::{IoTable, Work};
+use crate::buffer::BufferPool;
 use crate::emulate::RealDevice;
-use crate::ring::{AlignedBuf, Ring};
+use crate::ring::Ring;
 use io_uring::{opcode, types};
 use iosched_core::policy::StatValue;
 use iosched_core::request::Request;
 use iosched_device::{Completion, Device};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
+use std::sync::Arc;
 
 /// How long a wait polls before sleeping, while the mount is busy.
 pub const SPIN_NS: u64 = 200_000;
@@ -31,8 +35,10 @@ const WAKE_MARK: u64 = u64::MAX - 1;
 pub struct MountDevice {
     ring: Ring,
     table: IoTable,
-    /// Written by the file system thread when it queues a request.
-    wake: OwnedFd,
+    /// Where read buffers come from (and go back to once the program has its data).
+    buffers: BufferPool,
+    /// Rung by the file system thread when it queues a request.
+    doorbell: Arc<Doorbell>,
     poll_armed: bool,
     /// The last wait ended because requests arrived.
     woken: bool,
@@ -48,31 +54,20 @@ pub struct MountDevice {
     errors: u64,
 }
 
-/// An eventfd for waking the device.
-pub fn wake_fd() -> std::io::Result<OwnedFd> {
-    // SAFETY: eventfd returns a new descriptor or -1.
-    let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd is a new descriptor we own.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// Wake the device's wait (from the file system thread).
-pub fn wake(fd: &OwnedFd) {
-    let one: u64 = 1;
-    // SAFETY: writes 8 bytes from a live u64; an eventfd at its maximum (EAGAIN) is awake anyway.
-    unsafe { libc::write(fd.as_raw_fd(), (&one as *const u64).cast(), 8) };
-}
-
 impl MountDevice {
-    pub fn new(table: IoTable, wake: OwnedFd, depth: u32, capacity_bytes: u64) -> std::io::Result<MountDevice> {
+    pub fn new(
+        table: IoTable,
+        buffers: BufferPool,
+        doorbell: Arc<Doorbell>,
+        depth: u32,
+        capacity_bytes: u64,
+    ) -> std::io::Result<MountDevice> {
         let depth = depth.max(1);
         Ok(MountDevice {
             ring: Ring::new(2 * depth + 2, "the mount's files".to_string())?,
             table,
-            wake,
+            buffers,
+            doorbell,
             poll_armed: false,
             woken: false,
             busy_at_ns: 0,
@@ -113,18 +108,16 @@ impl MountDevice {
         }
         if woke {
             self.poll_armed = false;
-            self.woken = true;
-            self.take_wake_count();
+            self.doorbell.reset();
         }
+        self.answer_doorbell();
     }
 
-    /// Reset the eventfd; true if it had been written since the last reset.
-    fn take_wake_count(&mut self) -> bool {
-        let mut count = 0u64;
-        // SAFETY: reads 8 bytes into a live u64 from a nonblocking eventfd (resets it; EAGAIN when zero).
-        let n = unsafe { libc::read(self.wake.as_raw_fd(), (&mut count as *mut u64).cast(), 8) };
-        if n == 8 && count > 0 {
+    /// Whether requests arrived since the last look (noted in `woken`).
+    fn answer_doorbell(&mut self) -> bool {
+        if self.doorbell.answer() {
             self.busy_at_ns = self.ring.clock_ns();
+            self.woken = true;
             return true;
         }
         false
@@ -138,12 +131,14 @@ impl MountDevice {
         }
         let end = until_ns.map_or(now + SPIN_NS, |u| u.min(now + SPIN_NS));
         loop {
-            self.ring.poll_completions();
-            if self.ring.has_completions() {
-                return true;
+            // Completions need a system call (the kernel posts them when asked); arrivals only a look at memory.
+            if self.submitted > self.completed {
+                self.ring.poll_completions();
+                if self.ring.has_completions() {
+                    return true;
+                }
             }
-            if self.take_wake_count() {
-                self.woken = true;
+            if self.answer_doorbell() {
                 return true;
             }
             if self.ring.clock_ns() >= end {
@@ -175,7 +170,7 @@ impl Device for MountDevice {
         let entry = match io.work {
             Work::Read => {
                 // Allocated now rather than at arrival: a read waiting in the policy holds no memory.
-                let buf = io.buf.insert(AlignedBuf::new_for_overwrite(len as usize));
+                let buf = io.buf.insert(self.buffers.take(len as usize));
                 opcode::Read::new(fd, buf.ptr, len).offset(io.file_offset_bytes).build()
             }
             Work::Write => {
@@ -219,7 +214,7 @@ impl Device for MountDevice {
         self.woken = false;
         self.reap();
         if !self.poll_armed {
-            let entry = opcode::PollAdd::new(types::Fd(self.wake.as_raw_fd()), libc::POLLIN as u32).build();
+            let entry = opcode::PollAdd::new(types::Fd(self.doorbell.eventfd()), libc::POLLIN as u32).build();
             self.ring.push(entry.user_data(WAKE_MARK));
             self.poll_armed = true;
         }
@@ -227,7 +222,13 @@ impl Device for MountDevice {
             self.reap();
             return self.ring.clock_ns();
         }
-        let now = self.ring.wait(until_ns, !self.ready.is_empty() || self.woken, true);
+        let ready = !self.ready.is_empty() || self.woken;
+        if !ready && !self.doorbell.sleep() {
+            self.answer_doorbell();
+            return self.ring.clock_ns();
+        }
+        let now = self.ring.wait(until_ns, ready, true);
+        self.doorbell.awake();
         self.reap();
         now
     }

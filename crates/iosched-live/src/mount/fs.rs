@@ -13,10 +13,10 @@
 //! before it. fsync, which does carry a durability promise, is a barrier in the engine.
 
 use super::caller::Callers;
-use super::device::wake;
+use super::doorbell::Doorbell;
 use super::pending::{Answer, Incoming, PendingIo, Work};
 use super::placement::Placement;
-use crate::ring::AlignedBuf;
+use crate::buffer::{AlignedBuf, BufferPool};
 use fuser::consts::{FOPEN_DIRECT_IO, FOPEN_KEEP_CACHE};
 use fuser::{
     FileAttr, FileType, Filesystem, KernelConfig, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
@@ -77,7 +77,9 @@ pub struct PassthroughFs {
     placement: Placement,
     cache: CacheMode,
     to_engine: Sender<Incoming>,
-    wake: Arc<OwnedFd>,
+    doorbell: Arc<Doorbell>,
+    /// Where write buffers come from (shared with the device, which takes read buffers from it).
+    buffers: BufferPool,
     /// Files open through the mount right now (for `destroy` to report).
     open_files: Arc<AtomicU64>,
 }
@@ -189,7 +191,8 @@ impl PassthroughFs {
     pub fn new(
         root: OwnedFd,
         to_engine: Sender<Incoming>,
-        wake: Arc<OwnedFd>,
+        doorbell: Arc<Doorbell>,
+        buffers: BufferPool,
         capacity_bytes: u64,
         cache: CacheMode,
         open_files: Arc<AtomicU64>,
@@ -213,7 +216,8 @@ impl PassthroughFs {
             placement: Placement::new(capacity_bytes),
             cache,
             to_engine,
-            wake,
+            doorbell,
+            buffers,
             open_files,
         })
     }
@@ -320,7 +324,7 @@ impl PassthroughFs {
             result: 0,
         };
         match self.to_engine.send(Incoming { issue, io, new_flow }) {
-            Ok(()) => wake(&self.wake),
+            Ok(()) => self.doorbell.ring(),
             Err(returned) => returned.0.io.answer.error(libc::EIO), // the engine has ended
         }
     }
@@ -645,7 +649,7 @@ impl Filesystem for PassthroughFs {
         _lock_owner: Option<u64>,
         reply: ReplyWrite,
     ) {
-        let mut buf = AlignedBuf::new_for_overwrite(data.len());
+        let mut buf = self.buffers.take(data.len());
         buf.fill_from(data);
         let len = data.len();
         self.schedule(req, fh, offset as u64, len, Work::Write, Some(buf), Answer::Written(reply));

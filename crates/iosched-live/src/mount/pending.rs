@@ -8,7 +8,7 @@
 //! performs it when the policy dispatches it, and on completion the inlet answers the program. Every request is
 //! answered exactly once: with its result, or with an error if the engine is stopping and refuses it.
 
-use crate::ring::AlignedBuf;
+use crate::buffer::AlignedBuf;
 use fuser::{ReplyData, ReplyEmpty, ReplyWrite};
 use iosched_core::request::{FlowId, Op, Request, RequestId};
 use iosched_sim::inlet::{Arrival, Inlet};
