@@ -5,7 +5,8 @@
 //! - [`tunable`]: tunables by name, validated, with defaults and descriptions.
 //! - [`registry`]: the policies by name.
 //! - [`policies`]: the algorithms themselves, one file each.
-//! - [`stats`]: latency recording and percentiles; [`results`]: what a run reports.
+//! - [`stats`]: latency recording and percentiles; [`results`]: what a run reports; [`snapshot`]: a running
+//!   engine's live view of its flows.
 //! - [`rng`]: the deterministic random-number source of simulations.
 //! - [`units`]: time and size conversions, done at the edges only.
 
@@ -16,6 +17,7 @@ pub mod registry;
 pub mod request;
 pub mod results;
 pub mod rng;
+pub mod snapshot;
 pub mod stats;
 pub mod tunable;
 pub mod units;

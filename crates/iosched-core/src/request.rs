@@ -1,6 +1,6 @@
 //! A request and the words that describe it: operation, flow, I/O class and level, timestamps.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a request asks the device to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -37,7 +37,7 @@ impl Op {
 }
 
 /// I/O scheduling class, as ionice and Linux's ioprio set it. Ordered by priority: `Rt < Be < Idle`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum IoClass {
     Rt,

@@ -2,6 +2,7 @@
 //! HdrHistogram with three significant digits (a relative error under 0.1 %), at fio's default list.
 
 use crate::request::{Op, Request};
+use crate::snapshot::DirectionCounts;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -17,6 +18,8 @@ pub struct LatencyRecorder {
     min_ns: u64,
     max_ns: u64,
     mean_ns: f64,
+    /// The exact sum, for viewers that take the mean between two moments.
+    sum_ns: u64,
     /// Welford's running sum of squared deviations.
     m2: f64,
 }
@@ -35,6 +38,7 @@ impl LatencyRecorder {
             min_ns: u64::MAX,
             max_ns: 0,
             mean_ns: 0.0,
+            sum_ns: 0,
             m2: 0.0,
         }
     }
@@ -45,6 +49,7 @@ impl LatencyRecorder {
         self.count += 1;
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
+        self.sum_ns = self.sum_ns.saturating_add(latency_ns);
         let x = latency_ns as f64;
         let delta = x - self.mean_ns;
         self.mean_ns += delta / self.count as f64;
@@ -53,6 +58,11 @@ impl LatencyRecorder {
 
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// The sum of every latency recorded.
+    pub fn sum_ns(&self) -> u64 {
+        self.sum_ns
     }
 
     /// Add another recorder's samples (Chan et al.'s combination of the running moments).
@@ -68,6 +78,7 @@ impl LatencyRecorder {
         self.mean_ns += delta * n_b / n;
         self.m2 += other.m2 + delta * delta * n_a * n_b / n;
         self.count += other.count;
+        self.sum_ns = self.sum_ns.saturating_add(other.sum_ns);
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
     }
@@ -130,6 +141,11 @@ pub struct DirectionRecorder {
 }
 
 impl DirectionRecorder {
+    /// The counts a live view shows.
+    pub fn counts(&self) -> DirectionCounts {
+        DirectionCounts { ios: self.ios, bytes: self.bytes, errors: self.errors, latency_sum_ns: self.total.sum_ns() }
+    }
+
     pub fn merge(&mut self, other: &DirectionRecorder) {
         self.ios += other.ios;
         self.bytes += other.bytes;

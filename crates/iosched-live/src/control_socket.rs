@@ -172,6 +172,7 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
     let v: Value = serde_json::from_str(line).map_err(|e| format!("expected a JSON object on one line: {e}"))?;
     match v["command"].as_str() {
         Some("stats") => Ok(ControlRequest::Stats),
+        Some("flows") => Ok(ControlRequest::Flows),
         Some("destroy") => Ok(ControlRequest::Destroy),
         Some("configure") => {
             let policy = v["policy"].as_str().map(str::to_string);
@@ -192,7 +193,10 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
             }
             Ok(ControlRequest::Configure { policy, settings })
         }
-        _ => Err(format!("expected \"command\": \"stats\", \"configure\" or \"destroy\", found {}", v["command"])),
+        _ => Err(format!(
+            "expected \"command\": \"stats\", \"flows\", \"configure\" or \"destroy\", found {}",
+            v["command"]
+        )),
     }
 }
 
@@ -206,6 +210,7 @@ fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
         Ok(ControlReply::Stats(run)) => {
             json!({"ok": true, "report": fio_json::to_value(&run), "table": table::render(&run)})
         }
+        Ok(ControlReply::Flows(snapshot)) => json!({"ok": true, "flows": *snapshot}),
         Ok(ControlReply::Configured { policy, tunables }) => {
             let tunables: serde_json::Map<String, Value> = tunables.into_iter().map(|(k, v)| (k, json!(v))).collect();
             json!({"ok": true, "policy": policy, "tunables": tunables})
@@ -287,7 +292,9 @@ mod tests {
         let bad = request(&target, &json!({"command": "configure", "set": "x=1"}));
         assert!(matches!(&bad, Err(ControlError::Refused(m)) if m.contains("expects [[")), "{bad:?}");
         let bad = request(&target, &json!({"command": "reboot"}));
-        assert!(matches!(bad, Err(ControlError::Refused(m)) if m.contains("\"stats\", \"configure\" or \"destroy\"")));
+        assert!(
+            matches!(bad, Err(ControlError::Refused(m)) if m.contains("\"stats\", \"flows\", \"configure\" or \"destroy\""))
+        );
         // Gone with the server.
         let path = server.path().to_path_buf();
         drop(server);

@@ -2,11 +2,12 @@
 //! clock. [`uring::UringDevice`] is a file or block device driven through io_uring;
 //! [`emulate::EmulatedDevice`] adds a device model's timing to it; [`mount`] inserts the engine under real
 //! programs through a FUSE file system; [`control_socket`] lets `iosched configure`, `iosched stats` and
-//! `iosched destroy` reach a running engine.
+//! `iosched destroy` reach a running engine; [`metrics`] serves its flows to Prometheus.
 
 mod buffer;
 pub mod control_socket;
 pub mod emulate;
+pub mod metrics;
 pub mod mount;
 mod ring;
 pub mod uring;

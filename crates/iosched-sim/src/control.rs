@@ -5,6 +5,7 @@
 //! request is answered within that time even when no I/O is moving.
 
 use iosched_core::results::RunResult;
+use iosched_core::snapshot::FlowsSnapshot;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, Sender};
 
@@ -19,6 +20,8 @@ pub enum ControlRequest {
     /// Switch to `policy` (with `settings` applied to the new one), handing over every queued request as a
     /// timed switch does; or, without a policy, change the running policy's tunables.
     Configure { policy: Option<String>, settings: Vec<(String, String)> },
+    /// The live view of every flow (`iosched top`, the metrics endpoint).
+    Flows,
     /// Remove a mount: handled by a mount's daemon (the engine of `iosched run` refuses it).
     Destroy,
 }
@@ -27,6 +30,7 @@ pub enum ControlRequest {
 #[derive(Clone, Debug)]
 pub enum ControlReply {
     Stats(Box<RunResult>),
+    Flows(Box<FlowsSnapshot>),
     /// The policy now running and its tunables.
     Configured {
         policy: String,

@@ -26,9 +26,10 @@ use crate::inlet::{Arrival, Inlet};
 use crate::source::{ClosedProcess, Issue, JobFailure, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
-use iosched_core::request::{FlowId, Op, Request, RequestId, NOT_YET_NS};
+use iosched_core::request::{FlowId, IoClass, Op, Request, RequestId, LEVEL_DEFAULT, NOT_YET_NS};
 use iosched_core::results::{JobResult, RunResult};
 use iosched_core::rng::SimRng;
+use iosched_core::snapshot::{FlowSnapshot, FlowsSnapshot};
 use iosched_core::stats::FlowRecorder;
 use iosched_device::{Completion, Device};
 use std::cmp::Reverse;
@@ -112,6 +113,24 @@ struct SourceState {
     done: bool,
     /// The job's own options as written.
     options: Vec<(String, String)>,
+    /// Where its requests are now, for live views.
+    queues: SourceQueues,
+}
+
+/// A source's requests in the engine now, and the class and level of its latest.
+struct SourceQueues {
+    /// Arrived and not completed (in the policy, behind a barrier or at the device).
+    outstanding: u32,
+    /// At the device.
+    in_flight: u32,
+    class: IoClass,
+    level: u8,
+}
+
+impl Default for SourceQueues {
+    fn default() -> Self {
+        SourceQueues { outstanding: 0, in_flight: 0, class: IoClass::Be, level: LEVEL_DEFAULT }
+    }
 }
 
 /// Flush barrier state.
@@ -294,6 +313,7 @@ impl Engine {
                 group_reporting,
                 done: false,
                 options,
+                queues: SourceQueues::default(),
             });
         }
         let depth = device.queue_depth().max(1);
@@ -481,6 +501,7 @@ impl Engine {
                     group_reporting: false,
                     done: false,
                     options: Vec::new(),
+                    queues: SourceQueues::default(),
                 });
                 self.flow_source.push(index);
             }
@@ -512,6 +533,7 @@ impl Engine {
         for ControlMessage { request, reply } in messages {
             let answer = match request {
                 ControlRequest::Stats => ControlReply::Stats(Box::new(self.result(true))),
+                ControlRequest::Flows => ControlReply::Flows(Box::new(self.snapshot())),
                 ControlRequest::Configure { policy, settings } => self.configure(policy.as_deref(), &settings),
                 ControlRequest::Destroy => ControlReply::Error(
                     "destroy removes a mount (iosched insert/create); a run stops with Ctrl-C".to_string(),
@@ -626,6 +648,9 @@ impl Engine {
             error: 0,
         };
         self.next_request_id += 1;
+        let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;
+        queues.outstanding += 1;
+        (queues.class, queues.level) = (req.class, req.level);
         if let Some(log) = &mut self.log {
             log.push(LogEntry {
                 req,
@@ -698,6 +723,7 @@ impl Engine {
         self.device.submit(self.now_ns, tag, &req);
         self.slots[tag as usize] = Some(req);
         self.in_flight += 1;
+        self.sources[self.flow_source[req.flow.0 as usize] as usize].queues.in_flight += 1;
         if let Some(log) = &mut self.log {
             log[req.id.0 as usize].dispatch_seq = self.device_seq;
         }
@@ -733,6 +759,8 @@ impl Engine {
         }
         let index = self.flow_source[req.flow.0 as usize];
         let source = &mut self.sources[index as usize];
+        source.queues.outstanding -= 1;
+        source.queues.in_flight -= 1;
         let counted = match &source.process {
             Process::Job(job) => self.now_ns >= job.account_from_ns(),
             Process::Timed(_) | Process::Closed(_) | Process::Inlet => true,
@@ -787,6 +815,37 @@ impl Engine {
     }
 
     /// The report: at the end of the run, or (`so_far`) of a run still going, with every job's time up to now.
+    /// Every source as a flow of the live view (sources that are a group of clones count as one).
+    fn snapshot(&self) -> FlowsSnapshot {
+        let flows = self
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let d = &s.recorder.directions;
+                FlowSnapshot {
+                    flow: i as u32,
+                    name: s.name.clone(),
+                    class: s.queues.class,
+                    level: s.queues.level,
+                    reads: d[Op::Read.index()].counts(),
+                    writes: d[Op::Write.index()].counts(),
+                    trims: d[Op::Trim.index()].counts(),
+                    flushes: s.recorder.flushes.counts(),
+                    queued: s.queues.outstanding - s.queues.in_flight,
+                    in_flight: s.queues.in_flight,
+                }
+            })
+            .collect();
+        FlowsSnapshot {
+            policy: self.policy.name().to_string(),
+            device: self.device.describe(),
+            elapsed_ns: self.now_ns,
+            policy_switches: self.policy_generation,
+            flows,
+        }
+    }
+
     fn result(&self, so_far: bool) -> RunResult {
         // One report per source, except that a group_reporting group's jobs become one, named after its first,
         // over the union of their times, with the first failure among them.

@@ -40,6 +40,8 @@ pub enum Command {
     Configure(ConfigureArgs),
     /// The report so far of a running live engine (iosched run, or a mount)
     Stats(StatsArgs),
+    /// A live view of a running engine: throughput, IOPS, latency and queues per flow and per class
+    Top(TopArgs),
     /// Replay a DiskSim validation trace on a DiskSim drive and report the demerit against the measured times
     Validate(ValidateArgs),
     /// Run a seed experiment (geom-sched, netflix-fill, bfq-startup, dbload) or a folder of the same shape
@@ -251,6 +253,23 @@ pub struct StatsArgs {
     pub json: bool,
 }
 
+#[derive(Args, Debug)]
+#[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run', or a \
+mount's directory. Each screen covers the last interval: MB/s and IOPS of the requests that completed in it, their \
+mean latency (arrival to completion), and each flow's requests queued in the policy and in flight at the device \
+now. On a terminal the screen is redrawn; otherwise screens follow one another. Ctrl-C stops.\n\
+Example: iosched top /srv/video --interval 2")]
+pub struct TopArgs {
+    /// The running engine's target
+    pub target: PathBuf,
+    /// Seconds between screens
+    #[arg(long, default_value_t = 1.0, value_name = "SECONDS")]
+    pub interval: f64,
+    /// Stop after this many screens (default: until Ctrl-C or the engine ends)
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+}
+
 /// How a mount uses the kernel's page cache.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CacheArg {
@@ -286,6 +305,10 @@ pub struct MountArgs {
     /// Seed of the policies' random choices
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Serve Prometheus metrics (GET /metrics) on this loopback address, for example 127.0.0.1:9464 (port 0:
+    /// any free port, which is printed)
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics: Option<std::net::SocketAddr>,
 }
 
 #[derive(Args, Debug)]

@@ -360,6 +360,17 @@ fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cle
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown policy"), "{out:?}");
     let now = stats_when_up(&target);
     assert_eq!(now["iosched"]["policy"], "deadline", "{now}");
+    // Top: one screen, both jobs moving data, and no more requests outstanding than each job's iodepth.
+    let out = iosched(&["top", target.to_str().unwrap(), "--interval", "0.3", "--count", "1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(screen.contains(": deadline on "), "{screen}");
+    for (job, read_col, depth) in [("r ", 2, 8), ("w ", 3, 2)] {
+        let cells: Vec<&str> = screen.lines().find(|l| l.starts_with(job)).expect(&screen).split_whitespace().collect();
+        assert!(cells[read_col].parse::<f64>().unwrap() > 0.0, "{job}moves data: {cells:?}");
+        let outstanding: u32 = cells[6].parse::<u32>().unwrap() + cells[7].parse::<u32>().unwrap();
+        assert!(outstanding <= depth, "{job}has at most {depth} requests out: {cells:?}");
+    }
     assert_eq!(now["iosched"]["policy_switches"], 1);
     // Ctrl-C: the jobs stop issuing, what was issued completes, the report prints, exit 130.
     let stopped = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();

@@ -291,4 +291,101 @@ fn bad_mount_requests_are_refused_with_what_was_expected() {
     let out = iosched(&["destroy", s(&d)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no iosched mount"));
+    let out = iosched(&["insert", s(&d), "--metrics", "0.0.0.0:9464"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a loopback address"));
+    assert!(!mounted(&d));
+    for (flag, value) in [("--interval", "0"), ("--count", "0")] {
+        let out = iosched(&["top", s(&d), flag, value]);
+        assert_eq!(out.status.code(), Some(2), "top {flag} {value}");
+    }
+}
+
+/// One HTTP GET on the loopback metrics endpoint: the body.
+fn scrape(addr: &str) -> String {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET /metrics HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200") || text.starts_with("HTTP/1.0 200"), "{text}");
+    text.split_once("\r\n\r\n").map(|(_, body)| body.to_string()).unwrap_or_default()
+}
+
+/// The value of the one sample whose line starts with `series`.
+fn sample(metrics: &str, series: &str) -> f64 {
+    let line = metrics.lines().find(|l| l.starts_with(series)).unwrap_or_else(|| panic!("no {series} in\n{metrics}"));
+    line.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn top_and_the_metrics_endpoint_show_each_process_with_its_class() {
+    if !fuse_available("top") {
+        return;
+    }
+    let d = dir("top");
+    // Sparse: the readers go on for as long as the test needs, without the disk doing much.
+    std::fs::File::create(d.join("big")).unwrap().set_len(8 << 30).unwrap();
+    let out = ok(&["insert", s(&d), "--metrics", "127.0.0.1:0"]);
+    let _mount = Mount(d.clone());
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    let addr = said
+        .split("metrics at http://")
+        .nth(1)
+        .and_then(|rest| rest.split("/metrics").next())
+        .unwrap_or_else(|| panic!("the metrics address is printed: {said}"))
+        .to_string();
+    let reader = |ionice: &[&str]| {
+        let mut command = Command::new(ionice[0]);
+        command.args(&ionice[1..]).args(["dd", "if=big", "of=/dev/null", "bs=64k", "iflag=direct"]);
+        Program(command.current_dir(&d).stderr(Stdio::null()).spawn().unwrap())
+    };
+    let idle = reader(&["ionice", "-c3"]);
+    let best_effort = reader(&["ionice", "-c2", "-n4"]);
+    let (idle_pid, be_pid) = (idle.0.id(), best_effort.0.id());
+    std::thread::sleep(Duration::from_millis(300));
+
+    let out = ok(&["top", s(&d), "--interval", "0.5", "--count", "2"]);
+    let screens = String::from_utf8_lossy(&out.stdout).to_string();
+    let last = screens.rsplit("iosched top ").next().unwrap();
+    let row = |pid: u32| {
+        let prefix = format!("pid {pid} (dd)");
+        let line = last.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {prefix}:\n{last}"));
+        line[prefix.len()..].split_whitespace().map(str::to_string).collect::<Vec<_>>()
+    };
+    let (idle_row, be_row) = (row(idle_pid), row(be_pid));
+    assert!(idle_row[0].starts_with("IDLE/"), "{idle_row:?}");
+    assert_eq!(be_row[0], "BE/4", "{be_row:?}");
+    for cells in [&idle_row, &be_row] {
+        let read_mb_s: f64 = cells[1].parse().unwrap();
+        let iops: f64 = cells[3].parse().unwrap();
+        assert!(read_mb_s > 0.0 && iops > 0.0, "both readers move data under noop: {cells:?}\n{last}");
+        assert!(cells[4].parse::<f64>().is_ok(), "a mean latency: {cells:?}");
+    }
+    for class in ["BE ", "IDLE "] {
+        assert!(last.lines().any(|l| l.starts_with(class)), "a {class}row in the class table:\n{last}");
+    }
+    assert_eq!(screens.matches("iosched top ").count(), 2, "two screens:\n{screens}");
+
+    let bytes = |metrics: &str, pid: u32, class: &str| {
+        let name = format!("pid {pid} (dd)");
+        let line = metrics
+            .lines()
+            .find(|l| {
+                l.starts_with("iosched_flow_bytes_total{")
+                    && l.contains(&format!("name=\"{name}\",class=\"{class}\""))
+                    && l.contains("direction=\"read\"")
+            })
+            .unwrap_or_else(|| panic!("no read bytes of {name} ({class}) in\n{metrics}"));
+        sample(line, "iosched_flow_bytes_total")
+    };
+    let first = scrape(&addr);
+    assert!(first.contains("iosched_info{policy=\"noop\""), "{first}");
+    let (idle_before, be_before) = (bytes(&first, idle_pid, "idle"), bytes(&first, be_pid, "be"));
+    std::thread::sleep(Duration::from_millis(300));
+    let second = scrape(&addr);
+    assert!(bytes(&second, idle_pid, "idle") > idle_before, "the counters grow");
+    assert!(bytes(&second, be_pid, "be") > be_before);
+    assert!(sample(&second, "iosched_uptime_seconds") > sample(&first, "iosched_uptime_seconds"));
+    drop((idle, best_effort));
 }

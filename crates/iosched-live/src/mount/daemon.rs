@@ -19,6 +19,7 @@ use super::pending::MountInlet;
 use crate::buffer::BufferPool;
 use crate::control_socket::{ControlError, ControlServer};
 use crate::emulate::EmulatedDevice;
+use crate::metrics::MetricsServer;
 use fuser::{MountOption, Session};
 use iosched_core::policy::Policy;
 use iosched_core::results::RunResult;
@@ -26,6 +27,7 @@ use iosched_device::Device;
 use iosched_sim::{ControlMessage, ControlReply, ControlRequest, Controls, SimConfig};
 use std::collections::HashMap;
 use std::ffi::CString;
+use std::net::SocketAddr;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -66,6 +68,8 @@ pub struct MountConfig {
     pub cache: CacheMode,
     pub queue_depth: u32,
     pub seed: u64,
+    /// Serve Prometheus metrics on this loopback address.
+    pub metrics: Option<SocketAddr>,
     /// Set (by a signal handler) to remove the mount as `destroy` does.
     pub stop: Option<&'static AtomicBool>,
 }
@@ -75,6 +79,8 @@ pub struct MountInfo {
     pub mountpoint: PathBuf,
     pub socket: PathBuf,
     pub device: String,
+    /// Where the Prometheus endpoint listens, if asked for.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// Mount, call `ready` once programs can use the mount, serve until it is removed, and return the report.
@@ -94,6 +100,11 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
     // The directory underneath, held before the mount covers it (for insert, source and mount point are one).
     let root = open_dir(&source)?;
     let (server, control) = ControlServer::start(&mountpoint)?;
+    let (engine_requests, engine_control) = channel();
+    let metrics = match config.metrics {
+        Some(addr) => Some(MetricsServer::start(addr, engine_requests.clone()).map_err(setup)?),
+        None => None,
+    };
 
     let (to_engine, incoming) = channel();
     let doorbell = Arc::new(Doorbell::new().map_err(|e| setup(format!("cannot make an eventfd: {e}")))?);
@@ -140,7 +151,6 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
             })
             .map_err(|e| setup(format!("cannot start the file system thread: {e}")))?
     };
-    let (engine_requests, engine_control) = channel();
     {
         let (mountpoint, open_files, stop) = (mountpoint.clone(), open_files.clone(), config.stop);
         std::thread::Builder::new()
@@ -152,6 +162,7 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
         mountpoint: mountpoint.clone(),
         socket: server.path().to_path_buf(),
         device: device.describe(),
+        metrics: metrics.as_ref().map(MetricsServer::addr),
     });
 
     let inlet = Box::new(MountInlet::new(incoming, closed, table));

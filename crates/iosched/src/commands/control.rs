@@ -1,9 +1,16 @@
-//! `iosched configure` and `iosched stats`: requests to a running live engine through its control socket.
+//! `iosched configure`, `iosched stats` and `iosched top`: requests to a running live engine through its control
+//! socket.
 
-use crate::cli::{ConfigureArgs, StatsArgs};
+use super::signals::{catch_interrupts, STOP};
+use crate::cli::{ConfigureArgs, StatsArgs, TopArgs};
 use crate::error::{bad, CliError};
+use iosched_core::snapshot::FlowsSnapshot;
 use iosched_live::control_socket::{self, ControlError};
+use iosched_report::top;
 use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 pub fn configure(args: &ConfigureArgs) -> Result<(), CliError> {
     if args.policy.is_none() && args.set.is_empty() {
@@ -28,6 +35,56 @@ pub fn stats(args: &StatsArgs) -> Result<(), CliError> {
         println!("{}", serde_json::to_string_pretty(&reply["report"]).expect("a JSON value prints"));
     } else {
         print!("{}", reply["table"].as_str().unwrap_or_default());
+    }
+    Ok(())
+}
+
+pub fn top(args: &TopArgs) -> Result<(), CliError> {
+    if !(args.interval.is_finite() && args.interval > 0.0 && args.interval <= 3600.0) {
+        return Err(bad(format!("--interval {}: expected seconds between 0 and 3600", args.interval)));
+    }
+    if args.count == Some(0) {
+        return Err(bad("--count 0: expected at least one screen"));
+    }
+    let target = args.target.display().to_string();
+    let flows = || -> Result<FlowsSnapshot, CliError> {
+        let reply = control_socket::request(&args.target, &json!({"command": "flows"})).map_err(cli_error)?;
+        serde_json::from_value(reply["flows"].clone())
+            .map_err(|e| CliError::Failed(format!("{target}: unreadable answer from the engine: {e}")))
+    };
+    catch_interrupts();
+    let terminal = std::io::stdout().is_terminal();
+    let mut before = flows()?;
+    let mut shown = 0u64;
+    while args.count.is_none_or(|n| shown < n) {
+        let wake = Instant::now() + Duration::from_secs_f64(args.interval);
+        while Instant::now() < wake {
+            if STOP.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(20).min(wake.saturating_duration_since(Instant::now())));
+        }
+        let now = match flows() {
+            Ok(now) => now,
+            // The engine ended (a destroyed mount, a finished run) after showing something: that is the end.
+            Err(CliError::Failed(e)) if shown > 0 => {
+                eprintln!("iosched top: {target}: the engine is gone ({e})");
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let screen = top::render(&target, Some(&before), &now);
+        let mut out = std::io::stdout().lock();
+        let written = if terminal {
+            write!(out, "\x1b[H\x1b[2J{screen}") // home, clear, draw
+        } else {
+            writeln!(out, "{}{screen}", if shown > 0 { "\n" } else { "" })
+        };
+        if written.and_then(|()| out.flush()).is_err() {
+            return Ok(()); // the reader went away
+        }
+        before = now;
+        shown += 1;
     }
     Ok(())
 }

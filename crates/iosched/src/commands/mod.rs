@@ -25,6 +25,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Destroy(args) => mount::destroy(&args),
         Command::Configure(args) => control::configure(&args),
         Command::Stats(args) => control::stats(&args),
+        Command::Top(args) => control::top(&args),
         Command::Validate(args) => validate::run(&args),
         Command::Experiment(args) => experiment::run(&args),
         Command::Sweep(args) => sweep::run(&args),

@@ -42,6 +42,9 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
     }
     let policy = policy_with(&args.policy, &args.set)?;
     let emulate = super::emulated_model(args.emulate.as_deref())?;
+    if let Some(addr) = args.metrics {
+        iosched_live::metrics::check_loopback(addr).map_err(bad)?;
+    }
     if !args.foreground {
         return start_background(mountpoint);
     }
@@ -59,6 +62,7 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
         },
         queue_depth: args.queue_depth.unwrap_or(DEFAULT_QUEUE_DEPTH),
         seed: args.seed,
+        metrics: args.metrics,
         stop: Some(&STOP),
     };
     let result = daemon::run_mount(config, |info| {
@@ -71,6 +75,9 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
             info.socket.display(),
             info.mountpoint.display()
         );
+        if let Some(addr) = info.metrics {
+            eprintln!("iosched: metrics at http://{addr}/metrics");
+        }
         if daemonized {
             println!("ready");
             let _ = std::io::stdout().flush();

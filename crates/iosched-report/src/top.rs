@@ -1,0 +1,206 @@
+//! `iosched top`'s screen: per-flow and per-class throughput, IOPS and mean latency between two snapshots of a
+//! running engine, with each flow's queues as they are in the later one.
+//!
+//! Latency is the mean, arrival to completion, of the requests that completed in the interval (snapshots carry
+//! sums, not histograms, so no percentile is shown). A flow that moved nothing in the interval and has nothing queued
+//! is left out and counted in a footnote.
+
+use iosched_core::request::IoClass;
+use iosched_core::snapshot::{DirectionCounts, FlowSnapshot, FlowsSnapshot};
+use iosched_core::units;
+use std::fmt::Write;
+
+/// Longest flow name shown (process names with their pid fit).
+const NAME_WIDTH: usize = 30;
+
+/// One row: what completed in the interval, and the queues now.
+#[derive(Default)]
+struct Row {
+    reads: DirectionCounts,
+    writes: DirectionCounts,
+    /// Every request that completed (reads, writes, trims, flushes), for IOPS and latency.
+    all: DirectionCounts,
+    queued: u32,
+    in_flight: u32,
+}
+
+impl Row {
+    fn of(now: &FlowSnapshot, before: Option<&FlowSnapshot>) -> Row {
+        let since = |now: &DirectionCounts, before: Option<&DirectionCounts>| match before {
+            Some(b) => now.since(b),
+            None => *now,
+        };
+        let reads = since(&now.reads, before.map(|b| &b.reads));
+        let writes = since(&now.writes, before.map(|b| &b.writes));
+        let mut all = reads;
+        all.add(&writes);
+        all.add(&since(&now.trims, before.map(|b| &b.trims)));
+        all.add(&since(&now.flushes, before.map(|b| &b.flushes)));
+        Row { reads, writes, all, queued: now.queued, in_flight: now.in_flight }
+    }
+
+    fn add(&mut self, other: &Row) {
+        self.reads.add(&other.reads);
+        self.writes.add(&other.writes);
+        self.all.add(&other.all);
+        self.queued += other.queued;
+        self.in_flight += other.in_flight;
+    }
+
+    fn idle(&self) -> bool {
+        self.all.ios == 0 && self.queued == 0 && self.in_flight == 0
+    }
+
+    /// Read MB/s, write MB/s, IOPS, mean latency (ms, or "-"), queued, in flight.
+    fn cells(&self, interval_ns: u64) -> String {
+        let mb_s = |c: &DirectionCounts| units::bytes_per_s(c.bytes, interval_ns) / 1e6;
+        let iops = self.all.ios as f64 * units::NS_PER_S as f64 / interval_ns.max(1) as f64;
+        let latency = if self.all.ios == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.3}", units::ns_to_ms(self.all.latency_sum_ns) / self.all.ios as f64)
+        };
+        format!(
+            "{:>10.1} {:>10.1} {:>9.0} {:>9} {:>7} {:>9}",
+            mb_s(&self.reads),
+            mb_s(&self.writes),
+            iops,
+            latency,
+            self.queued,
+            self.in_flight
+        )
+    }
+}
+
+fn class_name(class: IoClass) -> &'static str {
+    match class {
+        IoClass::Rt => "RT",
+        IoClass::Be => "BE",
+        IoClass::Idle => "IDLE",
+    }
+}
+
+/// The screen for the interval from `before` (None: since the start) to `now`, titled with `target`.
+pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot) -> String {
+    let start_ns = before.map_or(0, |b| b.elapsed_ns);
+    let interval_ns = now.elapsed_ns.saturating_sub(start_ns).max(1);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "iosched top {target}: {} on {}, up {:.1} s, last {:.2} s, {} policy switches",
+        now.policy,
+        now.device,
+        units::ns_to_s(now.elapsed_ns),
+        units::ns_to_s(interval_ns),
+        now.policy_switches
+    );
+    let columns = format!(
+        "{:>10} {:>10} {:>9} {:>9} {:>7} {:>9}",
+        "read MB/s", "write MB/s", "IOPS", "lat ms", "queued", "in flight"
+    );
+    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "FLOW", "CLASS");
+
+    let mut rows: Vec<(&FlowSnapshot, Row)> = now
+        .flows
+        .iter()
+        .map(|f| (f, Row::of(f, before.and_then(|b| b.flows.iter().find(|p| p.flow == f.flow)))))
+        .collect();
+    let mut classes: Vec<(IoClass, u32, Row)> = Vec::new();
+    for (flow, row) in &rows {
+        let at = match classes.iter().position(|(c, _, _)| *c == flow.class) {
+            Some(at) => at,
+            None => {
+                classes.push((flow.class, 0, Row::default()));
+                classes.len() - 1
+            }
+        };
+        classes[at].1 += u32::from(!row.idle());
+        classes[at].2.add(row);
+    }
+    let (idle, mut active): (Vec<_>, Vec<_>) = rows.drain(..).partition(|(_, row)| row.idle());
+    active.sort_by(|(fa, a), (fb, b)| {
+        (b.reads.bytes + b.writes.bytes).cmp(&(a.reads.bytes + a.writes.bytes)).then(fa.flow.cmp(&fb.flow))
+    });
+    for (flow, row) in &active {
+        let mut name: String = flow.name.chars().take(NAME_WIDTH).collect();
+        if flow.name.chars().count() > NAME_WIDTH {
+            name.pop();
+            name.push('~');
+        }
+        let class = format!("{}/{}", class_name(flow.class), flow.level);
+        let _ = writeln!(out, "{name:<NAME_WIDTH$} {class:<7} {}", row.cells(interval_ns));
+    }
+    if active.is_empty() {
+        let _ = writeln!(out, "(no flow moved data in this interval)");
+    }
+    if !idle.is_empty() {
+        let _ = writeln!(out, "({} idle flows not shown)", idle.len());
+    }
+
+    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "CLASS", "FLOWS");
+    classes.sort_by_key(|(class, _, _)| *class);
+    let mut total = Row::default();
+    let mut active_flows = 0;
+    for (class, flows, row) in &classes {
+        let _ = writeln!(out, "{:<NAME_WIDTH$} {flows:<7} {}", class_name(*class), row.cells(interval_ns));
+        total.add(row);
+        active_flows += flows;
+    }
+    let _ = writeln!(out, "{:<NAME_WIDTH$} {active_flows:<7} {}", "ALL", total.cells(interval_ns));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(flow: u32, name: &str, class: IoClass, read_bytes: u64, ios: u64, latency_ns: u64) -> FlowSnapshot {
+        FlowSnapshot {
+            flow,
+            name: name.to_string(),
+            class,
+            level: 4,
+            reads: DirectionCounts { ios, bytes: read_bytes, errors: 0, latency_sum_ns: latency_ns },
+            writes: DirectionCounts::default(),
+            trims: DirectionCounts::default(),
+            flushes: DirectionCounts::default(),
+            queued: 0,
+            in_flight: 0,
+        }
+    }
+
+    fn snapshot(elapsed_ns: u64, flows: Vec<FlowSnapshot>) -> FlowsSnapshot {
+        FlowsSnapshot { policy: "rr".into(), device: "disk".into(), elapsed_ns, policy_switches: 0, flows }
+    }
+
+    #[test]
+    fn rates_and_latency_are_those_of_the_interval() {
+        let before = snapshot(1_000_000_000, vec![flow(0, "pid 7 (dd)", IoClass::Be, 10_000_000, 100, 100_000_000)]);
+        let mut later = flow(0, "pid 7 (dd)", IoClass::Be, 60_000_000, 600, 600_000_000);
+        later.queued = 3;
+        later.in_flight = 1;
+        let idle = flow(1, "pid 8 (sleepy)", IoClass::Idle, 0, 0, 0);
+        let now = snapshot(3_000_000_000, vec![later, idle]);
+        let screen = render("/mnt", Some(&before), &now);
+        // 50 MB in 2 s; 500 requests in 2 s; (600-100) ms of latency over 500 requests.
+        let dd = screen.lines().find(|l| l.starts_with("pid 7 (dd)")).expect(&screen);
+        let cells: Vec<&str> = dd.split_whitespace().skip(3).collect();
+        assert_eq!(cells, ["BE/4", "25.0", "0.0", "250", "1.000", "3", "1"], "{screen}");
+        assert!(screen.contains("(1 idle flows not shown)"), "{screen}");
+        let be = screen.lines().find(|l| l.starts_with("BE ")).expect(&screen);
+        assert_eq!(be.split_whitespace().collect::<Vec<_>>()[1..4], ["1", "25.0", "0.0"]);
+        assert!(screen.lines().any(|l| l.starts_with("IDLE ")), "a class with only idle flows is still listed");
+    }
+
+    #[test]
+    fn without_an_earlier_snapshot_the_interval_is_the_whole_run() {
+        let now = snapshot(
+            2_000_000_000,
+            vec![flow(0, "a very long process name that goes on", IoClass::Rt, 4e6 as u64, 2, 4_000_000)],
+        );
+        let screen = render("/mnt", None, &now);
+        let row = screen.lines().find(|l| l.starts_with("a very long")).expect(&screen);
+        assert!(row.contains("~ RT/4"), "{row}");
+        assert!(row.contains(" 2.0 ") && row.contains(" 2.000 "), "2 MB/s and 2 ms: {row}");
+    }
+}
