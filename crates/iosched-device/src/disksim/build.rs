@@ -59,6 +59,7 @@ const DISK_KEYS: &[&str] = &[
     "Extradisc inter-disconnect delay",
     "Extradisc seek delta",
     "Read any free blocks",
+    "Immed transfer partial hit",
     "Print stats",
     "Scheduler",
     "Avg sectors per cylinder",
@@ -85,7 +86,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Disconnect write if seek", 0.0),
     ("Write hit stop prefetch", 1.0),
     ("Read directly to buffer", 1.0),
-    ("Immed transfer partial hit", 1.0),
     ("Read disconnect afterread", 0.0),
     ("Read disconnect afterwrite", 0.0),
     ("Write disconnect overhead", 0.0),
@@ -340,6 +340,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         read_hits_on_write_data: disk.int_or("Allow read hits on write data", 0, 1, 0)? != 0,
         read_ahead_on_idle_hit: disk.int_or("Read-ahead on idle hit", 0, 1, 0)? != 0,
         read_free_blocks: disk.int_or("Read any free blocks", 0, 1, 0)? != 0,
+        immediate_partial_hits: disk.int_or("Immed transfer partial hit", 0, 1, 1)? != 0,
     };
     Ok(Built {
         params: HddParams {

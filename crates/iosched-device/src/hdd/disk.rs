@@ -5,7 +5,11 @@
 //! - A read whose blocks are all in a segment is a hit: the read-hit overhead (after a read or after a
 //!   write, whichever the previous command was), then the bus transfer, then the completion overhead.
 //! - A read that the read-ahead in progress is about to reach is served by that stream: no seek; each block
-//!   goes over the bus once it is in the buffer.
+//!   goes over the bus once it is in the buffer. If it runs past the read-ahead's limit, the read-ahead is
+//!   taken further first, without a break.
+//! - A read whose first blocks are in a segment (a partial hit, "Immed transfer partial hit") sends those at
+//!   once after the read-hit overhead, while the media reads the rest from the segment's end, with a seek and
+//!   rotational wait as for a miss.
 //! - Any other read is a miss: the read-miss overhead, then the actuator (once free of background work and
 //!   after stopping any read-ahead) seeks, waits for the first sector to come round (the rotational position
 //!   is a function of absolute time), and reads track by track, switching heads and cylinders with their
@@ -94,6 +98,9 @@ pub struct CacheParams {
     pub read_free_blocks: bool,
     /// Start read-ahead after a hit when the drive is idle.
     pub read_ahead_on_idle_hit: bool,
+    /// A read whose first blocks are in a segment sends them at once while the media reads the rest (DiskSim's
+    /// "Immed transfer partial hit"); without it, such a read is served as a miss.
+    pub immediate_partial_hits: bool,
 }
 
 /// Everything that decides a hard disk's timing.
@@ -192,6 +199,7 @@ struct Arm {
 struct HddStats {
     read_hits: u64,
     read_stream_hits: u64,
+    read_partial_hits: u64,
     read_misses: u64,
     fast_writes: u64,
     write_throughs: u64,
@@ -454,31 +462,50 @@ impl Hdd {
     fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
         let end = lbn + blocks;
         let c = self.p.cache;
-        // Served by the read-ahead in progress?
-        if let Some(ra) = &self.read_ahead {
+        // Served by the read-ahead? A read that starts in what it has read, or right where it is, joins it. One
+        // that runs past its limit joins only while the media is still reading: the read-ahead is then taken
+        // further without a break (DiskSim raises the segment's read-ahead limit for each read that joins). A
+        // read-ahead that has finished is plain data in its segment, for the hit and partial-hit cases below.
+        let joins = self.read_ahead.as_ref().is_some_and(|ra| {
             let seg = &self.segments[ra.segment];
+            let running = ra.runs.last().is_some_and(|r| r.end_ns() > t_ns);
+            c.enabled
+                && lbn >= seg.start
+                && lbn <= ra.valid_end(t_ns)
+                && (end <= ra.limit() || (running && blocks <= c.segment_blocks))
+        });
+        if !joins && self.read_ahead.as_ref().is_some_and(|ra| ra.runs.last().is_none_or(|r| r.end_ns() <= t_ns)) {
+            // A finished read-ahead is just data in its segment.
+            self.stop_read_ahead(t_ns);
+        }
+        let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
+        if beyond_limit {
+            let resume_ns = t_ns + o.per_request_ns + self.read_hit_overhead(lbn, o);
+            self.extend_read_ahead(lbn, end, resume_ns);
+        }
+        if let Some(ra) = self.read_ahead.as_ref().filter(|_| joins) {
             let buffered_end = ra.valid_end(t_ns);
-            if c.enabled && lbn >= seg.start && lbn <= buffered_end && end <= ra.limit() {
-                let first_ready = buffered_end > lbn;
-                let overhead = o.per_request_ns
-                    + if first_ready {
-                        self.read_hit_overhead(lbn, o)
-                    } else if after_read {
-                        o.read_miss_after_read_ns
-                    } else {
-                        o.read_miss_after_write_ns
-                    };
-                let start = t_ns + overhead;
-                let avail = |b: u64| ra.done_ns(b).unwrap_or(start);
-                let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
-                let bus_end = self.bus_transfer_end(start.max(mark_ns), (lbn..end).map(avail));
-                let segment = ra.segment;
-                self.touch(segment);
-                self.stats.read_stream_hits += 1;
-                self.stream_continues_at = None;
-                self.extend_read_ahead(lbn, end);
-                return bus_end + o.read_complete_ns;
-            }
+            let first_ready = buffered_end > lbn;
+            let overhead = o.per_request_ns
+                + if first_ready {
+                    self.read_hit_overhead(lbn, o)
+                } else if after_read {
+                    o.read_miss_after_read_ns
+                } else {
+                    o.read_miss_after_write_ns
+                };
+            let start = t_ns + overhead;
+            let avail = |b: u64| ra.done_ns(b).unwrap_or(start);
+            let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
+            let bus_end = self.bus_transfer_end(start.max(mark_ns), (lbn..end).map(avail));
+            let segment = ra.segment;
+            self.touch(segment);
+            self.stats.read_stream_hits += 1;
+            // A read the media had to be sent further for is a media read: the next one continuing it is
+            // the drive's sequential stream.
+            self.stream_continues_at = beyond_limit.then_some(end);
+            self.extend_read_ahead(lbn, end, 0.0);
+            return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
         let hit = self.segments.iter().position(|s| lbn >= s.start && end <= s.end && s.end > s.start);
@@ -495,31 +522,56 @@ impl Hdd {
             }
             return done;
         }
+        // A partial hit: the first blocks are in a segment. They go over the bus at once (DiskSim's "Immed
+        // transfer partial hit") while the media reads on from the segment's end into the same segment.
+        let partial = self
+            .segments
+            .iter()
+            .position(|s| s.end > s.start && lbn >= s.start && lbn < s.end && s.dirty_until_ns <= t_ns)
+            .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
         // A miss.
-        self.stats.read_misses += 1;
-        let overhead =
-            o.per_request_ns + if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
+        let overhead = o.per_request_ns
+            + match (partial.is_some(), after_read) {
+                (true, _) => self.read_hit_overhead(lbn, o),
+                (false, true) => o.read_miss_after_read_ns,
+                (false, false) => o.read_miss_after_write_ns,
+            };
         let command_done = t_ns + overhead;
         self.stop_read_ahead(t_ns);
         let media_start = command_done.max(self.arm_free_ns);
-        let segment = self.victim(media_start);
-        let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - lbn } else { blocks };
+        let (segment, media_from) = match partial {
+            Some(segment) => {
+                self.stats.read_partial_hits += 1;
+                (segment, self.segments[segment].end)
+            }
+            None => {
+                self.stats.read_misses += 1;
+                (self.victim(media_start), lbn)
+            }
+        };
+        let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - media_from } else { blocks };
         self.runs.clear();
-        self.media(media_start, lbn, total, false, 0.0, None);
+        self.media(media_start, media_from, total, false, 0.0, None);
         let runs = std::mem::take(&mut self.runs);
         let request_end_ns =
             runs.iter().find(|r| end > r.lbn && end <= r.lbn + r.blocks).map_or(media_start, |r| r.done_ns(end - 1));
-        let avail =
-            |b: u64| runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(b));
+        let avail = |b: u64| {
+            if b < media_from {
+                return command_done; // in the buffer
+            }
+            runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(b))
+        };
         let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
-        let bus_start = command_done.max(mark_ns + o.first_reselect_ns);
+        // Enough in the buffer: no disconnection, so no reselection either.
+        let bus_start =
+            if mark_ns <= command_done { command_done } else { command_done.max(mark_ns + o.first_reselect_ns) };
         let bus_end = self.bus_transfer_end(bus_start, (lbn..end).map(avail));
         self.stream_continues_at = Some(end);
         self.arm_free_ns = request_end_ns;
         // Read any free blocks: the sectors of the first track that passed under the head while it waited for
         // the first requested one are in the buffer too.
         let mut first_kept = lbn;
-        if c.enabled && c.read_free_blocks {
+        if c.enabled && c.read_free_blocks && partial.is_none() {
             if let Some(first) = runs.first() {
                 let passed = ((first.start_ns - self.first_on_track_ns) / first.sector_ns).floor() as u64;
                 let before_on_track = self.p.layout.lbn_to_pbn(lbn).sector as u64;
@@ -527,12 +579,16 @@ impl Hdd {
             }
         }
         let seg = &mut self.segments[segment];
-        seg.start = first_kept;
+        // A partial hit's segment keeps its older blocks as far as its size allows.
+        seg.start = match partial {
+            Some(_) => seg.start.max((media_from + total).saturating_sub(c.segment_blocks)),
+            None => first_kept,
+        };
         seg.end = if c.enabled { end } else { lbn };
         seg.dirty_until_ns = 0.0;
         self.touch(segment);
         let mut runs = runs;
-        if c.enabled && total > blocks {
+        if c.enabled && media_from + total > end {
             // What is left past the request is the read-ahead: trim the runs in place.
             runs.retain_mut(|r| {
                 if r.lbn + r.blocks <= end {
@@ -600,7 +656,9 @@ impl Hdd {
 
     /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the
     /// segment keeps its most recent `segment_blocks`.
-    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64) {
+    /// If the read-ahead had already stopped at its limit, it resumes no earlier than `resume_ns` (the sectors
+    /// past the limit come round again from then on).
+    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, resume_ns: f64) {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
@@ -609,7 +667,7 @@ impl Hdd {
         if target <= limit {
             return;
         }
-        let (segment, from_ns) = (ra.segment, ra.runs.last().map_or(0.0, |r| r.end_ns()));
+        let (segment, from_ns) = (ra.segment, ra.runs.last().map_or(0.0, |r| r.end_ns()).max(resume_ns));
         self.runs.clear();
         self.media(from_ns, limit, target - limit, false, 0.0, None);
         let mut more = std::mem::take(&mut self.runs);
@@ -767,6 +825,7 @@ impl Device for Hdd {
         vec![
             ("read_hits".into(), StatValue::Count(s.read_hits)),
             ("read_stream_hits".into(), StatValue::Count(s.read_stream_hits)),
+            ("read_partial_hits".into(), StatValue::Count(s.read_partial_hits)),
             ("read_misses".into(), StatValue::Count(s.read_misses)),
             ("fast_writes".into(), StatValue::Count(s.fast_writes)),
             ("write_throughs".into(), StatValue::Count(s.write_throughs)),
@@ -818,5 +877,72 @@ mod tests {
         let end = d.write_runs(start, 0, 1, sector, start + 2.5 * d.period_ns - sector, sector);
         assert!((d.runs[0].start_ns - (start + 3.0 * d.period_ns)).abs() < 1e-6);
         assert!((end - d.runs[0].end_ns()).abs() < 1e-6);
+    }
+
+    fn read(d: &mut Hdd, at_ns: f64, lbn: u64, blocks: u64) -> f64 {
+        d.serve(at_ns, &Request::new(0, Op::Read, lbn * SECTOR_BYTES, blocks * SECTOR_BYTES, 0))
+    }
+
+    /// The sata7200 preset without read-ahead, so that a read leaves exactly its own blocks in its segment.
+    fn drive_without_read_ahead(immediate_partial_hits: bool) -> Hdd {
+        let mut p = super::super::preset::load("sata7200").unwrap();
+        p.cache.continuous_read = 0;
+        p.cache.immediate_partial_hits = immediate_partial_hits;
+        Hdd::new(p)
+    }
+
+    #[test]
+    fn a_partial_hit_is_never_slower_than_a_miss_and_skips_the_wait_for_blocks_it_holds() {
+        // 400 blocks at 100,000, then 400 starting half-way in (200 in the buffer), at 100 moments spread over
+        // one turn. As a miss the drive waits for block 100,200 to come round; as a partial hit only for
+        // 100,400. Both then read on to 100,599, so the partial hit is never later, and is most of a turn
+        // earlier whenever the head is between the two when the command starts (200 of the track's sectors).
+        let period_ns = 60e9 / 7200.0;
+        let mut saved = Vec::new();
+        for step in 0..100 {
+            let mut ends = Vec::new();
+            for immediate in [true, false] {
+                let mut d = drive_without_read_ahead(immediate);
+                let later = read(&mut d, 0.0, 100_000, 400) + 50e6 + period_ns * step as f64 / 100.0;
+                ends.push(read(&mut d, later, 100_200, 400) - later);
+                assert_eq!(d.stats.read_partial_hits, u64::from(immediate));
+                let segment =
+                    d.segments.iter().find(|s| s.end == 100_600).expect("the segment holds the request's end");
+                assert!(segment.start <= 100_200, "{segment:?}");
+            }
+            assert!(ends[0] <= ends[1] + 1.0, "step {step}: partial hit {} ns, as a miss {} ns", ends[0], ends[1]);
+            saved.push(ends[1] - ends[0]);
+        }
+        let big = saved.iter().filter(|s| **s > 0.5 * period_ns).count();
+        assert!((5..=60).contains(&big), "more than half a turn saved in {big} of 100 cases: {saved:?}");
+    }
+
+    #[test]
+    fn a_read_joining_a_running_read_ahead_past_its_limit_takes_it_further_without_a_break() {
+        let mut d = Hdd::new(super::super::preset::load("sata7200").unwrap());
+        let first_done = read(&mut d, 0.0, 200_000, 8);
+        let ra = d.read_ahead.as_ref().expect("reading ahead");
+        let (limit, old_end_ns) = (ra.limit(), ra.runs.last().unwrap().end_ns());
+        // While it reads ahead, once 32 blocks short of its limit: a read of those 32 and 64 more.
+        let at_ns = ra.done_ns(limit - 32).unwrap();
+        assert!(at_ns > first_done && at_ns < old_end_ns);
+        read(&mut d, at_ns, limit - 32, 96);
+        assert_eq!((d.stats.read_stream_hits, d.stats.read_misses, d.stats.read_partial_hits), (1, 1, 0));
+        let ra = d.read_ahead.as_ref().unwrap();
+        assert!(ra.limit() >= limit + 64);
+        // The block past the old limit is read on from where the read-ahead stopped: at most a head or cylinder
+        // switch later, not a rotational wait for it to come round.
+        let next_ns = ra.done_ns(limit).expect("read by the extended read-ahead");
+        assert!(next_ns - old_end_ns < 0.5 * 60e9 / 7200.0, "{} ns after the old limit", next_ns - old_end_ns);
+    }
+
+    #[test]
+    fn a_read_past_a_finished_read_ahead_is_a_partial_hit() {
+        let mut d = Hdd::new(super::super::preset::load("sata7200").unwrap());
+        read(&mut d, 0.0, 300_000, 8);
+        let ra = d.read_ahead.as_ref().unwrap();
+        let (limit, old_end_ns) = (ra.limit(), ra.runs.last().unwrap().end_ns());
+        read(&mut d, old_end_ns + 20e6, limit - 32, 96);
+        assert_eq!((d.stats.read_stream_hits, d.stats.read_misses, d.stats.read_partial_hits), (0, 1, 1));
     }
 }

@@ -132,6 +132,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             fast_write_level: if p.cache.write_back { 2 } else { 0 },
             read_hits_on_write_data: true,
             read_ahead_on_idle_hit: false,
+            immediate_partial_hits: true,
             read_free_blocks: false,
         },
         queue_depth: p.queue_depth,
