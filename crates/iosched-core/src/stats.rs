@@ -18,8 +18,6 @@ pub struct LatencyRecorder {
     min_ns: u64,
     max_ns: u64,
     mean_ns: f64,
-    /// The exact sum, for viewers that take the mean between two moments.
-    sum_ns: u64,
     /// Welford's running sum of squared deviations.
     m2: f64,
 }
@@ -38,7 +36,6 @@ impl LatencyRecorder {
             min_ns: u64::MAX,
             max_ns: 0,
             mean_ns: 0.0,
-            sum_ns: 0,
             m2: 0.0,
         }
     }
@@ -49,7 +46,6 @@ impl LatencyRecorder {
         self.count += 1;
         self.min_ns = self.min_ns.min(latency_ns);
         self.max_ns = self.max_ns.max(latency_ns);
-        self.sum_ns = self.sum_ns.saturating_add(latency_ns);
         let x = latency_ns as f64;
         let delta = x - self.mean_ns;
         self.mean_ns += delta / self.count as f64;
@@ -60,9 +56,11 @@ impl LatencyRecorder {
         self.count
     }
 
-    /// The sum of every latency recorded.
+    /// The sum of every latency recorded, from the running mean (nothing is added per sample for it). Between
+    /// two calls it grows by the samples recorded, give or take the sum times 2^-52: under a nanosecond until
+    /// the sum passes 52 days of latency, so live views may take differences of it.
     pub fn sum_ns(&self) -> u64 {
-        self.sum_ns
+        (self.mean_ns * self.count as f64).round() as u64
     }
 
     /// Add another recorder's samples (Chan et al.'s combination of the running moments).
@@ -78,7 +76,6 @@ impl LatencyRecorder {
         self.mean_ns += delta * n_b / n;
         self.m2 += other.m2 + delta * delta * n_a * n_b / n;
         self.count += other.count;
-        self.sum_ns = self.sum_ns.saturating_add(other.sum_ns);
         self.min_ns = self.min_ns.min(other.min_ns);
         self.max_ns = self.max_ns.max(other.max_ns);
     }

@@ -117,19 +117,18 @@ struct SourceState {
     queues: SourceQueues,
 }
 
-/// A source's requests in the engine now, and the class and level of its latest.
+/// A source's requests in the engine now, and the class and level of its latest. (How many of them are at the
+/// device is counted from the device's slots when a live view asks, not kept on every dispatch.)
 struct SourceQueues {
     /// Arrived and not completed (in the policy, behind a barrier or at the device).
     outstanding: u32,
-    /// At the device.
-    in_flight: u32,
     class: IoClass,
     level: u8,
 }
 
 impl Default for SourceQueues {
     fn default() -> Self {
-        SourceQueues { outstanding: 0, in_flight: 0, class: IoClass::Be, level: LEVEL_DEFAULT }
+        SourceQueues { outstanding: 0, class: IoClass::Be, level: LEVEL_DEFAULT }
     }
 }
 
@@ -723,7 +722,6 @@ impl Engine {
         self.device.submit(self.now_ns, tag, &req);
         self.slots[tag as usize] = Some(req);
         self.in_flight += 1;
-        self.sources[self.flow_source[req.flow.0 as usize] as usize].queues.in_flight += 1;
         if let Some(log) = &mut self.log {
             log[req.id.0 as usize].dispatch_seq = self.device_seq;
         }
@@ -760,7 +758,6 @@ impl Engine {
         let index = self.flow_source[req.flow.0 as usize];
         let source = &mut self.sources[index as usize];
         source.queues.outstanding -= 1;
-        source.queues.in_flight -= 1;
         let counted = match &source.process {
             Process::Job(job) => self.now_ns >= job.account_from_ns(),
             Process::Timed(_) | Process::Closed(_) | Process::Inlet => true,
@@ -817,6 +814,10 @@ impl Engine {
     /// The report: at the end of the run, or (`so_far`) of a run still going, with every job's time up to now.
     /// Every source as a flow of the live view (sources that are a group of clones count as one).
     fn snapshot(&self) -> FlowsSnapshot {
+        let mut in_flight = vec![0u32; self.sources.len()];
+        for req in self.slots.iter().flatten() {
+            in_flight[self.flow_source[req.flow.0 as usize] as usize] += 1;
+        }
         let flows = self
             .sources
             .iter()
@@ -832,8 +833,8 @@ impl Engine {
                     writes: d[Op::Write.index()].counts(),
                     trims: d[Op::Trim.index()].counts(),
                     flushes: s.recorder.flushes.counts(),
-                    queued: s.queues.outstanding - s.queues.in_flight,
-                    in_flight: s.queues.in_flight,
+                    queued: s.queues.outstanding - in_flight[i],
+                    in_flight: in_flight[i],
                 }
             })
             .collect();
