@@ -6,7 +6,8 @@
 //!   write, whichever the previous command was), then the bus transfer, then the completion overhead.
 //! - A read that the read-ahead in progress is about to reach is served by that stream: no seek; each block
 //!   goes over the bus once it is in the buffer. If it runs past the read-ahead's limit, the read-ahead is
-//!   taken further first, without a break.
+//!   taken further first, without a break. A read-ahead that has finished is data in its segment like any other
+//!   (before, a hit on it restarted the read-ahead whatever "Read-ahead on idle hit" said).
 //! - A read whose first blocks are in a segment (a partial hit, "Immed transfer partial hit") sends those at
 //!   once after the read-hit overhead, while the media reads the rest from the segment's end, with a seek and
 //!   rotational wait as for a miss.
@@ -462,22 +463,18 @@ impl Hdd {
     fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
         let end = lbn + blocks;
         let c = self.p.cache;
-        // Served by the read-ahead? A read that starts in what it has read, or right where it is, joins it. One
-        // that runs past its limit joins only while the media is still reading: the read-ahead is then taken
-        // further without a break (DiskSim raises the segment's read-ahead limit for each read that joins). A
-        // read-ahead that has finished is plain data in its segment, for the hit and partial-hit cases below.
-        let joins = self.read_ahead.as_ref().is_some_and(|ra| {
-            let seg = &self.segments[ra.segment];
-            let running = ra.runs.last().is_some_and(|r| r.end_ns() > t_ns);
-            c.enabled
-                && lbn >= seg.start
-                && lbn <= ra.valid_end(t_ns)
-                && (end <= ra.limit() || (running && blocks <= c.segment_blocks))
-        });
-        if !joins && self.read_ahead.as_ref().is_some_and(|ra| ra.runs.last().is_none_or(|r| r.end_ns() <= t_ns)) {
-            // A finished read-ahead is just data in its segment.
+        // A read-ahead that has finished is plain data in its segment: a read of it is a hit or a partial hit
+        // below, and reading on after a hit is "Read-ahead on idle hit"'s business, as for any other segment.
+        if self.read_ahead.as_ref().is_some_and(|ra| ra.runs.last().is_none_or(|r| r.end_ns() <= t_ns)) {
             self.stop_read_ahead(t_ns);
         }
+        // Served by the read-ahead still running? A read that starts in what it has read, or right where it is,
+        // joins it; if it runs past the limit, the read-ahead is taken further first, without a break (DiskSim
+        // raises the segment's read-ahead limit for each read that joins).
+        let joins = self.read_ahead.as_ref().is_some_and(|ra| {
+            let seg = &self.segments[ra.segment];
+            c.enabled && lbn >= seg.start && lbn <= ra.valid_end(t_ns) && blocks <= c.segment_blocks
+        });
         let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
         if beyond_limit {
             let resume_ns = t_ns + o.per_request_ns + self.read_hit_overhead(lbn, o);
@@ -504,7 +501,7 @@ impl Hdd {
             // A read the media had to be sent further for is a media read: the next one continuing it is
             // the drive's sequential stream.
             self.stream_continues_at = beyond_limit.then_some(end);
-            self.extend_read_ahead(lbn, end, 0.0);
+            self.extend_read_ahead(lbn, end, t_ns);
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
