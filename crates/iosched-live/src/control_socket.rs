@@ -200,13 +200,18 @@ fn parse_request(line: &str) -> Result<ControlRequest, String> {
     }
 }
 
-fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
+/// Pass `request` to the engine and wait for its reply; Err says why the engine could not be asked (it has
+/// ended, or did not answer in time), as against its refusing the request (a `ControlReply::Error`).
+pub(crate) fn ask_engine(engine: &Sender<ControlMessage>, request: ControlRequest) -> Result<ControlReply, String> {
     let (tx, rx) = channel();
-    // "unavailable": the engine could not be asked, as against refusing the request.
-    if engine.send(ControlMessage { request, reply: tx }).is_err() {
-        return json!({"ok": false, "unavailable": true, "error": "the run has ended"});
-    }
-    match rx.recv_timeout(ANSWER_TIMEOUT) {
+    engine.send(ControlMessage { request, reply: tx }).map_err(|_| "the run has ended".to_string())?;
+    rx.recv_timeout(ANSWER_TIMEOUT).map_err(|_| "the engine did not answer (the run may have ended)".to_string())
+}
+
+fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
+    match ask_engine(engine, request) {
+        // "unavailable": the engine could not be asked, as against refusing the request.
+        Err(e) => json!({"ok": false, "unavailable": true, "error": e}),
         Ok(ControlReply::Stats(run)) => {
             json!({"ok": true, "report": fio_json::to_value(&run), "table": table::render(&run)})
         }
@@ -217,9 +222,6 @@ fn ask(engine: &Sender<ControlMessage>, request: ControlRequest) -> Value {
         }
         Ok(ControlReply::Destroyed { open_files }) => json!({"ok": true, "open_files": open_files}),
         Ok(ControlReply::Error(e)) => json!({"ok": false, "error": e}),
-        Err(_) => {
-            json!({"ok": false, "unavailable": true, "error": "the engine did not answer (the run may have ended)"})
-        }
     }
 }
 

@@ -5,17 +5,14 @@
 //! what they read and write) is the mounting user's business. Each scrape asks the engine for a snapshot through
 //! the same channel as the control socket, so it costs the engine one pass over its flows.
 
+use crate::control_socket::ask_engine;
 use iosched_report::prometheus;
 use iosched_sim::{ControlMessage, ControlReply, ControlRequest};
 use std::net::SocketAddr;
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::Sender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 use tiny_http::{Header, Method, Response, Server};
-
-/// How long a scrape waits for the engine (which answers within its poll interval, 50 ms).
-const ENGINE_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub struct MetricsServer {
     server: Arc<Server>,
@@ -87,15 +84,10 @@ fn serve(server: &Server, engine: &Sender<ControlMessage>) {
 }
 
 fn snapshot(engine: &Sender<ControlMessage>) -> Result<String, String> {
-    let (reply, answer) = channel();
-    engine
-        .send(ControlMessage { request: ControlRequest::Flows, reply })
-        .map_err(|_| "the engine has ended".to_string())?;
-    match answer.recv_timeout(ENGINE_TIMEOUT) {
-        Ok(ControlReply::Flows(snapshot)) => Ok(prometheus::render(&snapshot)),
-        Ok(ControlReply::Error(e)) => Err(e),
-        Ok(_) => Err("the engine answered something else".to_string()),
-        Err(_) => Err("the engine did not answer".to_string()),
+    match ask_engine(engine, ControlRequest::Flows)? {
+        ControlReply::Flows(snapshot) => Ok(prometheus::render(&snapshot)),
+        ControlReply::Error(e) => Err(e),
+        _ => Err("the engine answered something else".to_string()),
     }
 }
 
@@ -106,6 +98,7 @@ mod tests {
     use iosched_core::snapshot::{DirectionCounts, FlowSnapshot, FlowsSnapshot};
     use std::io::{Read, Write};
     use std::net::TcpStream;
+    use std::sync::mpsc::channel;
 
     fn get(addr: SocketAddr, path: &str) -> String {
         let mut stream = TcpStream::connect(addr).unwrap();
@@ -155,7 +148,7 @@ mod tests {
         assert!(get(server.addr(), "/metrics").contains(&format!("{series} 8192")));
         answering.join().unwrap();
         let gone = get(server.addr(), "/metrics");
-        assert!(gone.contains(" 503 ") && gone.contains("the engine has ended"), "{gone}");
+        assert!(gone.contains(" 503 ") && gone.contains("the run has ended"), "{gone}");
         assert!(get(server.addr(), "/nothing").contains(" 404 "));
     }
 

@@ -46,12 +46,16 @@ fn flow_labels(flow: &FlowSnapshot) -> String {
     )
 }
 
-/// One metric family: its HELP and TYPE lines, then one sample per (labels, value).
+/// One metric family: its HELP and TYPE lines, then one sample per (labels, value); empty labels print none.
 fn family(out: &mut String, name: &str, kind: &str, help: &str, samples: impl IntoIterator<Item = (String, String)>) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
     for (labels, value) in samples {
-        let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        if labels.is_empty() {
+            let _ = writeln!(out, "{name} {value}");
+        } else {
+            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        }
     }
 }
 
@@ -65,12 +69,15 @@ pub fn render(snapshot: &FlowsSnapshot) -> String {
         "The policy scheduling the mount and the device under it (always 1).",
         [(format!("policy=\"{}\",device=\"{}\"", escape(&snapshot.policy), escape(&snapshot.device)), "1".into())],
     );
-    let _ = writeln!(out, "# HELP iosched_uptime_seconds Time since the engine started.");
-    let _ = writeln!(out, "# TYPE iosched_uptime_seconds gauge");
-    let _ = writeln!(out, "iosched_uptime_seconds {}", units::ns_to_s(snapshot.elapsed_ns));
-    let _ = writeln!(out, "# HELP iosched_policy_switches_total Policy switches since the engine started.");
-    let _ = writeln!(out, "# TYPE iosched_policy_switches_total counter");
-    let _ = writeln!(out, "iosched_policy_switches_total {}", snapshot.policy_switches);
+    let uptime = units::ns_to_s(snapshot.elapsed_ns).to_string();
+    family(&mut out, "iosched_uptime_seconds", "gauge", "Time since the engine started.", [(String::new(), uptime)]);
+    family(
+        &mut out,
+        "iosched_policy_switches_total",
+        "counter",
+        "Policy switches since the engine started.",
+        [(String::new(), snapshot.policy_switches.to_string())],
+    );
 
     let by_direction = |value: fn(&DirectionCounts) -> String| {
         let mut samples = Vec::new();

@@ -8,6 +8,7 @@
 use iosched_core::request::IoClass;
 use iosched_core::snapshot::{DirectionCounts, FlowSnapshot, FlowsSnapshot};
 use iosched_core::units;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Longest flow name shown (process names with their pid fit).
@@ -100,24 +101,19 @@ pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot)
     );
     let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "FLOW", "CLASS");
 
-    let mut rows: Vec<(&FlowSnapshot, Row)> = now
+    let rows: Vec<(&FlowSnapshot, Row)> = now
         .flows
         .iter()
         .map(|f| (f, Row::of(f, before.and_then(|b| b.flows.iter().find(|p| p.flow == f.flow)))))
         .collect();
-    let mut classes: Vec<(IoClass, u32, Row)> = Vec::new();
+    // Per class, in priority order: the flows that moved data or have requests out, and their sum.
+    let mut classes: BTreeMap<IoClass, (u32, Row)> = BTreeMap::new();
     for (flow, row) in &rows {
-        let at = match classes.iter().position(|(c, _, _)| *c == flow.class) {
-            Some(at) => at,
-            None => {
-                classes.push((flow.class, 0, Row::default()));
-                classes.len() - 1
-            }
-        };
-        classes[at].1 += u32::from(!row.idle());
-        classes[at].2.add(row);
+        let (flows, sum) = classes.entry(flow.class).or_default();
+        *flows += u32::from(!row.idle());
+        sum.add(row);
     }
-    let (idle, mut active): (Vec<_>, Vec<_>) = rows.drain(..).partition(|(_, row)| row.idle());
+    let (idle, mut active): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(_, row)| row.idle());
     active.sort_by(|(fa, a), (fb, b)| {
         (b.reads.bytes + b.writes.bytes).cmp(&(a.reads.bytes + a.writes.bytes)).then(fa.flow.cmp(&fb.flow))
     });
@@ -138,10 +134,9 @@ pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot)
     }
 
     let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "CLASS", "FLOWS");
-    classes.sort_by_key(|(class, _, _)| *class);
     let mut total = Row::default();
     let mut active_flows = 0;
-    for (class, flows, row) in &classes {
+    for (class, (flows, row)) in &classes {
         let _ = writeln!(out, "{:<NAME_WIDTH$} {flows:<7} {}", class_name(*class), row.cells(interval_ns));
         total.add(row);
         active_flows += flows;
