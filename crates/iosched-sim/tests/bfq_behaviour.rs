@@ -7,10 +7,10 @@ use iosched_device::parse_spec;
 use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::fio::parse_str;
 
-fn run(jobs: &str, settings: &[(&str, &str)]) -> RunResult {
+fn run(jobs: &str, settings: &[(&str, &str)], seed: u64) -> RunResult {
     let p = registry::create_with("bfq", settings.iter().copied()).unwrap();
     let jobs = parse_str(jobs, "bfq.fio").unwrap();
-    let config = SimConfig { seed: 1, record_log: false };
+    let config = SimConfig { seed, record_log: false };
     simulate(&Workload::from_jobs(&jobs), p, parse_spec("hdd:sata7200").unwrap(), Vec::new(), &config).unwrap().result
 }
 
@@ -20,7 +20,7 @@ fn byte_ratio(a: u8, b: u8) -> f64 {
         "[global]\ndirect=1\ntime_based\nruntime=20\nrw=read\nbs=128k\nprioclass=2\n\
          [a]\nprio={a}\n[b]\nprio={b}\noffset=50%\n"
     );
-    let r = run(&jobs, &[("low_latency", "0")]);
+    let r = run(&jobs, &[("low_latency", "0")], 1);
     let (ab, bb) = (r.jobs[0].directions[0].bytes as f64, r.jobs[1].directions[0].bytes as f64);
     eprintln!(
         "levels {a} and {b}: {:.1} and {:.1} MB/s",
@@ -41,16 +41,24 @@ fn throughput_follows_weight() {
 #[test]
 fn weight_raising_lets_a_new_interactive_flow_finish_fast() {
     // Two sequential readers, and from 2 s a flow of 150 small dependent reads (an application starting).
+    // Without weight raising the small reader's time is bimodal in the seed (about 6.5 s or 13-17 s, depending
+    // on how its first requests fall against the readers' slices), so the comparison is of means over seeds.
     let jobs = "[global]\ndirect=1\n[a]\nrw=read\nbs=128k\ntime_based\nruntime=20\n\
                 [b]\nrw=read\nbs=128k\noffset=50%\ntime_based\nruntime=20\n\
                 [c]\nrw=randread\nbs=4k\nnumber_ios=150\nstartdelay=2\nsize=10%\noffset=20%\n";
+    const SEEDS: u64 = 8;
     let finish_s = |low_latency: &str| {
-        let r = run(jobs, &[("low_latency", low_latency)]);
-        let c = &r.jobs[2];
-        assert_eq!(c.directions[0].ios, 150, "the small reader must finish");
-        c.runtime_ns as f64 / 1e9
+        let total: f64 = (1..=SEEDS)
+            .map(|seed| {
+                let r = run(jobs, &[("low_latency", low_latency)], seed);
+                let c = &r.jobs[2];
+                assert_eq!(c.directions[0].ios, 150, "the small reader must finish (seed {seed})");
+                c.runtime_ns as f64 / 1e9
+            })
+            .sum();
+        total / SEEDS as f64
     };
     let (raised, plain) = (finish_s("1"), finish_s("0"));
-    eprintln!("150 small reads took {raised:.2} s with low_latency=1, {plain:.2} s without");
+    eprintln!("150 small reads took {raised:.2} s with low_latency=1, {plain:.2} s without (means over {SEEDS} seeds)");
     assert!(raised * 5.0 <= plain, "low_latency=1: {raised:.2} s, low_latency=0: {plain:.2} s");
 }

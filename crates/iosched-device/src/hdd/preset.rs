@@ -3,8 +3,10 @@
 //! which the full model is generated. Each preset file says where its numbers come from.
 //!
 //! Generated: cylinders split evenly into zones whose sectors per track fall linearly from outer to inner;
-//! track skew = the sectors that pass during a head switch, plus one; cylinder skew = those that pass during a
-//! one-cylinder seek, plus one; Lee's seek curve through the three seek times; read-ahead until the segment is
+//! track skew = the sectors that pass during a head switch and a write's settling, plus one; cylinder skew =
+//! those that pass during a one-cylinder seek (or a head switch, if longer) and a write's settling, plus one
+//! (skews sized for writes, as drives lay them out, so that a sequential write crosses tracks without losing a
+//! turn; a read crossing them has the settling time to spare); Lee's seek curve through the three seek times; read-ahead until the segment is
 //! full (DiskSim's continuous-read level 3), at most `read_ahead_sectors` past a read.
 
 use crate::hdd::disk::{CacheParams, HddParams, Overheads};
@@ -89,8 +91,10 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             sectors_per_track: spt,
             first_block_offset_sectors: 0.0,
             deadspace_sectors: 0,
-            track_skew_sectors: (p.head_switch_ms / sector_ms).ceil() + 1.0,
-            cylinder_skew_sectors: (p.seek.single_cylinder_ms.max(p.head_switch_ms) / sector_ms).ceil() + 1.0,
+            track_skew_sectors: ((p.head_switch_ms + p.write_settle_ms) / sector_ms).ceil() + 1.0,
+            cylinder_skew_sectors: ((p.seek.single_cylinder_ms.max(p.head_switch_ms) + p.write_settle_ms) / sector_ms)
+                .ceil()
+                + 1.0,
             spares: 0,
             slips: Vec::new(),
             defects: Vec::new(),
