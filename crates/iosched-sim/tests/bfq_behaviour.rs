@@ -48,15 +48,17 @@ fn weight_raising_lets_a_new_interactive_flow_finish_fast() {
                 [c]\nrw=randread\nbs=4k\nnumber_ios=150\nstartdelay=2\nsize=10%\noffset=20%\n";
     const SEEDS: u64 = 8;
     let finish_s = |low_latency: &str| {
-        let total: f64 = (1..=SEEDS)
+        let times: Vec<f64> = (1..=SEEDS)
             .map(|seed| {
                 let r = run(jobs, &[("low_latency", low_latency)], seed);
                 let c = &r.jobs[2];
                 assert_eq!(c.directions[0].ios, 150, "the small reader must finish (seed {seed})");
                 c.runtime_ns as f64 / 1e9
             })
-            .sum();
-        total / SEEDS as f64
+            .collect();
+        let shown: Vec<String> = times.iter().map(|t| format!("{t:.2}")).collect();
+        eprintln!("low_latency={low_latency}, seeds 1-{SEEDS}: {} s", shown.join(" "));
+        times.iter().sum::<f64>() / SEEDS as f64
     };
     let (raised, plain) = (finish_s("1"), finish_s("0"));
     eprintln!("150 small reads took {raised:.2} s with low_latency=1, {plain:.2} s without (means over {SEEDS} seeds)");

@@ -134,7 +134,7 @@ fn sata7200_sequential_writes_stream_at_the_media_rate() {
     // takes it, so once the cache is full the writes go at the media's pace: 1320 sectors a turn and a 160-sector
     // skew per track switch, 8.333 ms x (1 + 160/1320) = 9.34 ms a track, 72.3 MB/s. The skews are sized for a
     // head switch plus a write's settling (0.7 + 0.3 ms), so a write crossing a track loses no turn; when they
-    // covered the head switch alone, each crossing cost a turn and writes went at 33.5 MB/s.
+    // covered the head switch alone, each crossing cost a whole turn and this test failed.
     let job = one_job("[dd]\nrw=write\nbs=128k\nsize=1g\n", "hdd:sata7200");
     let mb_s = job.bw_bytes_per_s(1) / 1e6;
     assert!((mb_s / 72.3 - 1.0).abs() <= 0.05, "{mb_s} MB/s");

@@ -726,10 +726,11 @@ impl Hdd {
         // Approximation: DiskSim flags the extra disconnect only on a write that follows a non-sequential write
         // (its segment was last used by a write and does not end where this one starts), and hp_c2247a's trace
         // agrees exactly (its 1,660 "Trip" writes are those). Here every write-through write on an idle drive
-        // takes it. With DiskSim's rule hp_c2247a's demerit goes from 0.114 to 0.176 ms: that drive needs each
-        // block in its buffer about 0.9 ms before the block's sector comes round (fitted from its sequential
-        // writes), a lead no DiskSim parameter describes, and the later data of the broader rule stands in for
-        // part of it. Until that lead is understood from the parameters, the broader rule stays.
+        // takes it, which delays the data of every write. On hp_c2247a that stands in for something the model
+        // lacks: the drive needs its data further ahead of the head than the model does (scripts/
+        // validate-categories.py shows it losing whole turns on sequential writes where the model does not), a
+        // lead no DiskSim parameter describes; DiskSim's narrower rule alone makes the demerit worse. Until that
+        // lead is understood from the parameters, the broader rule stays.
         let (mut data_start, mechanics_start) = match o.extra_write_disconnect {
             Some(x) if !fast && idle => (
                 t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns,

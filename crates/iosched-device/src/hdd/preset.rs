@@ -6,8 +6,9 @@
 //! track skew = the sectors that pass during a head switch and a write's settling, plus one; cylinder skew =
 //! those that pass during a one-cylinder seek (or a head switch, if longer) and a write's settling, plus one
 //! (skews sized for writes, as drives lay them out, so that a sequential write crosses tracks without losing a
-//! turn; a read crossing them has the settling time to spare); Lee's seek curve through the three seek times; read-ahead until the segment is
-//! full (DiskSim's continuous-read level 3), at most `read_ahead_sectors` past a read.
+//! turn; a read crossing them has the settling time to spare); Lee's seek curve through the three seek times;
+//! read-ahead until the segment is full (DiskSim's continuous-read level 3), at most `read_ahead_sectors` past a
+//! read.
 
 use crate::hdd::disk::{CacheParams, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
@@ -85,16 +86,16 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             - fraction * (p.outer_sectors_per_track - p.inner_sectors_per_track) as f64)
             .round() as u32;
         let sector_ms = period_ms / spt as f64;
+        // The sectors that pass while a write moves to the next track by taking `move_ms` and settling, plus one.
+        let skew_sectors = |move_ms: f64| ((move_ms + p.write_settle_ms) / sector_ms).ceil() + 1.0;
         zones.push(Zone {
             first_cylinder: first,
             last_cylinder: last,
             sectors_per_track: spt,
             first_block_offset_sectors: 0.0,
             deadspace_sectors: 0,
-            track_skew_sectors: ((p.head_switch_ms + p.write_settle_ms) / sector_ms).ceil() + 1.0,
-            cylinder_skew_sectors: ((p.seek.single_cylinder_ms.max(p.head_switch_ms) + p.write_settle_ms) / sector_ms)
-                .ceil()
-                + 1.0,
+            track_skew_sectors: skew_sectors(p.head_switch_ms),
+            cylinder_skew_sectors: skew_sectors(p.seek.single_cylinder_ms.max(p.head_switch_ms)),
             spares: 0,
             slips: Vec::new(),
             defects: Vec::new(),
