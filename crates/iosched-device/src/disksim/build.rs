@@ -58,6 +58,10 @@ const DISK_KEYS: &[&str] = &[
     "Extradisc disconnect overhead",
     "Extradisc inter-disconnect delay",
     "Extradisc seek delta",
+    "Extradisc 2nd disconnect overhead",
+    "Write disconnect overhead",
+    "Read disconnect afterread",
+    "Read disconnect afterwrite",
     "Read any free blocks",
     "Immed transfer partial hit",
     "Print stats",
@@ -86,10 +90,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Disconnect write if seek", 0.0),
     ("Write hit stop prefetch", 1.0),
     ("Read directly to buffer", 1.0),
-    ("Read disconnect afterread", 0.0),
-    ("Read disconnect afterwrite", 0.0),
-    ("Write disconnect overhead", 0.0),
-    ("Extradisc 2nd disconnect overhead", 0.0),
 ];
 
 const MODEL_KEYS: &[&str] =
@@ -303,12 +303,16 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         other_reselect_ns: ms("Other reselect overhead")?,
         minimum_seek_ns: ms("Minimum seek delay")?,
         data_prep_ns: ms("Data preparation overhead")?,
+        write_disconnect_ns: ms("Write disconnect overhead")?,
+        read_disconnect_after_read_ns: ms("Read disconnect afterread")?,
+        read_disconnect_after_write_ns: ms("Read disconnect afterwrite")?,
         extra_write_disconnect: if disk.int_or("Extra write disconnect", 0, 1, 0)? == 1 {
             Some(ExtraDisconnect {
                 command_ns: ms("Extradisc command overhead")?,
                 disconnect_ns: ms("Extradisc disconnect overhead")?,
                 inter_disconnect_ns: ms("Extradisc inter-disconnect delay")?,
                 seek_delta_ns: ms("Extradisc seek delta")?,
+                second_disconnect_ns: ms("Extradisc 2nd disconnect overhead")?,
             })
         } else {
             None

@@ -23,7 +23,14 @@
 //! - A write with fast writes (level 2 always, level 1 for sequential appends) completes once its data is in
 //!   the buffer; the drive destages it to the media in the background, and a later command that needs the
 //!   actuator waits for that. Without fast writes it completes after the media write.
+//! - A write's data comes over the bus after its command overhead (and, on a drive with DiskSim's "extra write
+//!   disconnect", after a disconnect and a reselection for a write that overlaps the write just before it). Each
+//!   sector is written only if its block is in the buffer as the sector comes under the head, else the pass
+//!   goes on from it one turn later; on a drive with extra write disconnects the first sector also waits until
+//!   10 blocks (15 for a write of 45 or more) are in, as DiskSim's disk_buffer_block_available says.
 //! - Writes add the write settling delay to every seek or head switch they need.
+//! - Every transfer to the host starts with the data preparation overhead; a command that disconnected pays a
+//!   reselection overhead first and cannot reselect before its disconnection is over.
 //!
 //! Approximations, against DiskSim's disk controller: segments hold one contiguous range each and are
 //! replaced least recently used; the drive serves its queue first come first served; disconnection and
@@ -58,8 +65,14 @@ pub struct Overheads {
     pub other_reselect_ns: f64,
     /// The least time from a command's start to its media access.
     pub minimum_seek_ns: f64,
-    /// Added to a write's command overhead before its data moves.
+    /// Before each data transfer: after a read hit's or a write's command overhead, after every reselection.
     pub data_prep_ns: f64,
+    /// The drive disconnects this long after a write-through write's data is in (DiskSim's "Write disconnect
+    /// overhead"); it cannot reselect to complete the command before.
+    pub write_disconnect_ns: f64,
+    /// The drive disconnects this long after a read miss's command overhead, after a read or after a write.
+    pub read_disconnect_after_read_ns: f64,
+    pub read_disconnect_after_write_ns: f64,
     /// A write-through write on an idle drive disconnects from the bus before taking its data.
     pub extra_write_disconnect: Option<ExtraDisconnect>,
 }
@@ -72,6 +85,8 @@ pub struct ExtraDisconnect {
     pub disconnect_ns: f64,
     pub inter_disconnect_ns: f64,
     pub seek_delta_ns: f64,
+    /// Replaces the write disconnect overhead for a write that took the extra disconnect.
+    pub second_disconnect_ns: f64,
 }
 
 /// The on-board cache.
@@ -144,6 +159,15 @@ impl Run {
     fn end_ns(&self) -> f64 {
         self.start_ns + self.blocks as f64 * self.sector_ns
     }
+}
+
+/// When a write's data is in the drive's buffer: block k of the request at `t0_ns + (k + 1) x per_block_ns`, and
+/// none of it may go to the media before `not_before_ns`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct WriteData {
+    t0_ns: f64,
+    per_block_ns: f64,
+    not_before_ns: f64,
 }
 
 /// Read-ahead in progress into a segment.
@@ -221,8 +245,8 @@ pub struct Hdd {
     /// One past the last block of the previous command if it was a read that went to the media: a read
     /// starting there continues the drive's sequential stream.
     stream_continues_at: Option<u64>,
-    /// One past the last block of the most recent write.
-    last_write_end: Option<u64>,
+    /// The blocks of the most recent write, [start, end).
+    last_write: Option<(u64, u64)>,
     /// One past the last block of the most recent read.
     last_read_end: Option<u64>,
     /// When the head reached the first track of the last media access (before the rotational wait).
@@ -251,7 +275,7 @@ impl Hdd {
             use_counter: 0,
             last_was_read: true,
             stream_continues_at: None,
-            last_write_end: None,
+            last_write: None,
             last_read_end: None,
             first_on_track_ns: 0.0,
             queue: VecDeque::new(),
@@ -301,7 +325,7 @@ impl Hdd {
         blocks: u64,
         write: bool,
         minimum_positioning_ns: f64,
-        data: Option<(f64, f64)>,
+        data: Option<WriteData>,
     ) -> f64 {
         let mut t = start_ns;
         let mut l = lbn;
@@ -330,8 +354,9 @@ impl Hdd {
                     t = run.end_ns();
                     self.runs.push(run);
                 }
-                Some((t0, per_block)) => {
-                    t = self.write_runs(t, l, n, sector_ns, t0 + (l - lbn) as f64 * per_block, per_block)
+                Some(d) => {
+                    let track = WriteData { t0_ns: d.t0_ns + (l - lbn) as f64 * d.per_block_ns, ..d };
+                    t = self.write_runs(t, l, n, sector_ns, track)
                 }
             }
             self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
@@ -346,13 +371,15 @@ impl Hdd {
     /// block has not arrived passes by, and the write goes on from it one turn later. Block k of this track's
     /// blocks is in the buffer at `t0 + (k + 1) x per_block`. Appends one run per unbroken pass and returns
     /// the end time.
-    fn write_runs(&mut self, start_ns: f64, lbn: u64, blocks: u64, sector_ns: f64, t0: f64, per_block: f64) -> f64 {
+    fn write_runs(&mut self, start_ns: f64, lbn: u64, blocks: u64, sector_ns: f64, data: WriteData) -> f64 {
+        let WriteData { t0_ns: t0, per_block_ns: per_block, not_before_ns } = data;
         let mut start = start_ns;
         let mut done = 0;
         while done < blocks {
             // How late block `done + k` is at its sector: linear in k, so a pass breaks where it turns positive.
             let lag0 = t0 + (done + 1) as f64 * per_block - start;
-            if lag0 > 1e-9 {
+            if lag0.max(not_before_ns - start) > 1e-9 {
+                let lag0 = lag0.max(not_before_ns - start);
                 start += (lag0 / self.period_ns).ceil() * self.period_ns;
                 continue;
             }
@@ -461,6 +488,8 @@ impl Hdd {
     }
 
     fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
+        // As DiskSim: every data transfer to the host starts with the data preparation overhead.
+        let prep = o.data_prep_ns;
         let end = lbn + blocks;
         let c = self.p.cache;
         // A read-ahead that has finished is plain data in its segment: a read of it is a hit or a partial hit
@@ -491,7 +520,7 @@ impl Hdd {
                 } else {
                     o.read_miss_after_write_ns
                 };
-            let start = t_ns + overhead;
+            let start = t_ns + overhead + prep;
             let avail = |b: u64| ra.done_ns(b).unwrap_or(start);
             let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
             let bus_end = self.bus_transfer_end(start.max(mark_ns), (lbn..end).map(avail));
@@ -511,7 +540,7 @@ impl Hdd {
             self.touch(segment);
             self.stats.read_hits += 1;
             self.stream_continues_at = None;
-            let start = t_ns + overhead;
+            let start = t_ns + overhead + prep;
             let done = start + blocks as f64 * self.p.bus_read_ns_per_block + o.read_complete_ns;
             if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= start {
                 let seg_end = self.segments[segment].end;
@@ -559,9 +588,15 @@ impl Hdd {
             runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(b))
         };
         let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
-        // Enough in the buffer: no disconnection, so no reselection either.
-        let bus_start =
-            if mark_ns <= command_done { command_done } else { command_done.max(mark_ns + o.first_reselect_ns) };
+        // Enough in the buffer: no disconnection, so no reselection either. Otherwise the drive reselects once the
+        // watermark is in and its disconnection is over.
+        let bus_start = if mark_ns <= command_done {
+            command_done
+        } else {
+            let disconnect =
+                if after_read { o.read_disconnect_after_read_ns } else { o.read_disconnect_after_write_ns };
+            mark_ns.max(command_done + disconnect) + o.first_reselect_ns + prep
+        };
         let bus_end = self.bus_transfer_end(bus_start, (lbn..end).map(avail));
         self.stream_continues_at = Some(end);
         self.arm_free_ns = request_end_ns;
@@ -720,23 +755,25 @@ impl Hdd {
                 s.end = s.start;
             }
         }
-        // When the data starts to move, and the earliest the actuator may start for this write. With an extra
-        // write disconnect the drive takes the command, disconnects, waits, and reselects to take the data,
-        // paying the data preparation overhead on that reselection (as DiskSim's disk_check_bus does).
-        // Approximation: DiskSim flags the extra disconnect only on a write that follows a non-sequential write
-        // (its segment was last used by a write and does not end where this one starts), and hp_c2247a's trace
-        // agrees exactly (its 1,660 "Trip" writes are those). Here every write-through write on an idle drive
-        // takes it, which delays the data of every write. On hp_c2247a that stands in for something the model
-        // lacks: the drive needs its data further ahead of the head than the model does (scripts/
-        // validate-categories.py shows it losing whole turns on sequential writes where the model does not), a
-        // lead no DiskSim parameter describes; DiskSim's narrower rule alone makes the demerit worse. Until that
-        // lead is understood from the parameters, the broader rule stays.
-        let (mut data_start, mechanics_start) = match o.extra_write_disconnect {
-            Some(x) if !fast && idle => (
+        // When the data starts to move, and the earliest the actuator may start for this write (after the command
+        // overhead; the data preparation only delays the data). With an extra write disconnect the drive takes
+        // the command, disconnects, waits, and reselects to take the data, paying the data preparation overhead
+        // on that reselection (as DiskSim's disk_check_bus does).
+        // Which writes take it is DiskSim 4.0's rule (disk_buffer_select_segment): a write on an idle drive whose
+        // segment is the most recently used one, last used by a write, and which does not start at that
+        // segment's end. DiskSim gives a write that misses the cache the least recently used segment unless the
+        // write overlaps the data of one (its segment list keeps the most recently used at the tail), so with
+        // write-through writes that is a write overlapping the blocks of the write just before it. (The
+        // hp_c2247a trace labels the drive's own extra disconnects "Trip": every write after a non-sequential
+        // write. DiskSim's narrower rule is what its published demerit was obtained with, and what is kept.)
+        let takes = idle && !after_read && self.last_write.is_some_and(|(s, e)| lbn < e && end > s);
+        let extra = o.extra_write_disconnect.filter(|_| !fast && takes);
+        let (mut data_start, mechanics_start) = match extra {
+            Some(x) => (
                 t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns,
                 t_ns + x.command_ns + x.seek_delta_ns,
             ),
-            _ => (t_ns + overhead, t_ns + overhead),
+            None => (t_ns + overhead, t_ns + overhead - o.data_prep_ns),
         };
         if fast {
             // A buffer for the data: wait while every write segment still holds unwritten data.
@@ -756,11 +793,13 @@ impl Hdd {
         let media_start = if fast { in_buffer } else { mechanics_start }.max(self.arm_free_ns);
         // DiskSim's minimum seek delay: a floor on positioning for a write, unless it continues a write whose
         // media access is still going on (a sequential write stream).
-        let streaming = sequential_append && self.last_write_end == Some(lbn) && self.arm_free_ns >= t_ns;
+        let streaming = sequential_append && self.last_write.is_some_and(|(_, e)| e == lbn) && self.arm_free_ns >= t_ns;
         let minimum = if streaming { 0.0 } else { o.minimum_seek_ns };
-        self.last_write_end = Some(end);
+        self.last_write = Some((lbn, end));
         self.runs.clear();
-        let media_end = self.media(media_start, lbn, blocks, true, minimum, Some((data_start, per_block)));
+        let not_before_ns = data_start + self.buffered_before_media(blocks) as f64 * per_block;
+        let data = WriteData { t0_ns: data_start, per_block_ns: per_block, not_before_ns };
+        let media_end = self.media(media_start, lbn, blocks, true, minimum, Some(data));
         self.arm_free_ns = media_end;
         let segment = self.victim(data_start);
         let seg = &mut self.segments[segment];
@@ -773,7 +812,29 @@ impl Hdd {
             in_buffer + o.write_complete_ns
         } else {
             self.stats.write_throughs += 1;
-            media_end + o.other_reselect_ns + o.write_complete_ns
+            // The drive disconnected once the data was in; it reselects to report completion when the media write
+            // is done and that disconnection is over. As DiskSim's disk_check_bus: the first-reselect overhead,
+            // or the other-reselect one for a write that took the extra disconnect (its second reselection).
+            let (disconnect_ns, reselect_ns) = match extra {
+                Some(x) => (x.second_disconnect_ns, o.other_reselect_ns),
+                None => (o.write_disconnect_ns, o.first_reselect_ns),
+            };
+            media_end.max(in_buffer + disconnect_ns) + reselect_ns + o.write_complete_ns
+        }
+    }
+
+    /// Blocks of a `blocks`-block write that must be in the buffer before any of it goes to the media. DiskSim
+    /// 4.0 (disk_buffer_block_available) ties this to a drive with extra write disconnects: a write of fewer than
+    /// 45 blocks waits for min(blocks, 10) of them, a longer one for 15; other drives write each block as soon as
+    /// it is in.
+    fn buffered_before_media(&self, blocks: u64) -> u64 {
+        if self.p.overheads.extra_write_disconnect.is_none() {
+            return 0;
+        }
+        if blocks < 45 {
+            blocks.min(10)
+        } else {
+            15
         }
     }
 
@@ -848,12 +909,115 @@ mod tests {
         Hdd::new(super::super::preset::load("sata7200").unwrap())
     }
 
+    /// Block k of a write in the buffer at t0 + (k + 1) x per_block, with no other condition.
+    fn data(t0_ns: f64, per_block_ns: f64) -> WriteData {
+        WriteData { t0_ns, per_block_ns, not_before_ns: 0.0 }
+    }
+
+    #[test]
+    fn a_write_that_may_not_start_yet_waits_whole_turns_and_then_runs_unbroken() {
+        let mut d = drive();
+        let sector = d.period_ns / 1000.0;
+        // Every block is in long before its sector, but nothing may be written before start + 1.2 turns: the
+        // first sector is next under the head two turns after start, and the 8 sectors then go in one pass.
+        let start = 1e6;
+        let not_before_ns = start + 1.2 * d.period_ns;
+        let end = d.write_runs(start, 0, 8, sector, WriteData { t0_ns: 0.0, per_block_ns: 10.0, not_before_ns });
+        assert_eq!(d.runs.len(), 1, "{:?}", d.runs);
+        assert!((d.runs[0].start_ns - (start + 2.0 * d.period_ns)).abs() < 1e-6);
+        assert!((end - (start + 2.0 * d.period_ns + 8.0 * sector)).abs() < 1e-6);
+    }
+
+    /// The sata7200 preset with DiskSim's extra write disconnect, write-through writes and overheads that make
+    /// the effects below easy to see: a slow bus (1 ms a block), no minimum seek delay.
+    fn drive_with_extra_disconnect() -> Hdd {
+        let mut p = super::super::preset::load("sata7200").unwrap();
+        p.cache.fast_write_level = 0;
+        p.bus_write_ns_per_block = 1e6;
+        p.overheads.minimum_seek_ns = 0.0;
+        p.overheads.first_reselect_ns = 0.3e6;
+        p.overheads.other_reselect_ns = 0.1e6;
+        p.overheads.extra_write_disconnect = Some(ExtraDisconnect {
+            command_ns: 0.5e6,
+            disconnect_ns: 0.1e6,
+            inter_disconnect_ns: 2e6,
+            seek_delta_ns: 0.0,
+            second_disconnect_ns: 0.0,
+        });
+        Hdd::new(p)
+    }
+
+    fn write(d: &mut Hdd, at_ns: f64, lbn: u64, blocks: u64) -> f64 {
+        d.serve(at_ns, &Request::new(0, Op::Write, lbn * SECTOR_BYTES, blocks * SECTOR_BYTES, 0))
+    }
+
+    #[test]
+    fn on_a_drive_with_extra_disconnects_a_write_reaches_the_media_only_with_enough_blocks_in() {
+        // 8 blocks at 1 ms each: the first sector may be written once all 8 are in (min(8, 10)); 60 blocks:
+        // once 15 are in. Without extra disconnects the first block alone is enough.
+        for (blocks, needed) in [(8u64, 8u64), (60, 15)] {
+            for extra in [true, false] {
+                let mut d = drive_with_extra_disconnect();
+                if !extra {
+                    d.p.overheads.extra_write_disconnect = None;
+                }
+                let t = 1e9;
+                write(&mut d, t, 500_000, blocks);
+                let data_start = t + d.p.overheads.write_miss_after_read_ns + d.p.overheads.data_prep_ns;
+                let first = d.runs.first().expect("the write's runs").start_ns;
+                let wanted = if extra { needed } else { 1 };
+                assert!(
+                    first >= data_start + wanted as f64 * 1e6 - 1e-6,
+                    "{blocks} blocks, extra disconnect {extra}: first sector at {first}, data from {data_start}"
+                );
+                // And no later than a turn after that: the drive does not wait for more.
+                assert!(first < data_start + wanted as f64 * 1e6 + d.period_ns + 1e-6);
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_write_over_the_previous_writes_blocks_takes_the_extra_disconnect() {
+        // DiskSim's rule: the extra disconnect (and its reselection) delays the data of a write that overlaps
+        // the write just before it; a write elsewhere, or one after a read, starts its data after the command
+        // overhead. The write completes with the other-reselect overhead when it took the extra disconnect, else
+        // with the first-reselect one.
+        let cases = [(500_000u64, true), (600_000, false), (500_004, true), (500_008, false)];
+        for (lbn, takes) in cases {
+            let mut d = drive_with_extra_disconnect();
+            let first_done = write(&mut d, 1e9, 500_000, 8);
+            let t = first_done + 50e6;
+            let done = write(&mut d, t, lbn, 8);
+            let o = d.p.overheads;
+            let x = o.extra_write_disconnect.unwrap();
+            let data_start = if takes {
+                t + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns
+            } else {
+                t + o.write_miss_after_write_ns + o.data_prep_ns
+            };
+            let first = d.runs.first().unwrap().start_ns;
+            assert!(first >= data_start + 8e6 - 1e-6, "write at {lbn}: first sector {first}, data from {data_start}");
+            assert!(first < data_start + 8e6 + d.period_ns + 1e-6, "write at {lbn}");
+            let media_end = d.runs.last().unwrap().end_ns();
+            let reselect = if takes { o.other_reselect_ns } else { o.first_reselect_ns };
+            assert!((done - (media_end + reselect + o.write_complete_ns)).abs() < 1e-3, "write at {lbn}");
+        }
+        // After a read, never.
+        let mut d = drive_with_extra_disconnect();
+        let first_done = write(&mut d, 1e9, 500_000, 8);
+        let read_done = read(&mut d, first_done + 50e6, 700_000, 8);
+        let t = read_done + 50e6;
+        write(&mut d, t, 500_000, 8);
+        let data_start = t + d.p.overheads.write_miss_after_read_ns + d.p.overheads.data_prep_ns;
+        assert!(d.runs.first().unwrap().start_ns < data_start + 8e6 + d.period_ns + 1e-6);
+    }
+
     #[test]
     fn a_write_whose_data_keeps_ahead_of_the_head_is_one_pass() {
         let mut d = drive();
         let sector = d.period_ns / 1000.0;
         // Every block in the buffer well before its sector: one unbroken pass of 8 sectors.
-        let end = d.write_runs(1e6, 0, 8, sector, 0.0, 10.0);
+        let end = d.write_runs(1e6, 0, 8, sector, data(0.0, 10.0));
         assert_eq!(d.runs.len(), 1);
         assert!((end - (1e6 + 8.0 * sector)).abs() < 1e-6);
     }
@@ -866,7 +1030,7 @@ mod tests {
         // at start + 2 sectors but its sector starts at start + 1 sector, so the pass breaks after block 0 and
         // goes on from block 1 one turn later.
         let start = 1e6;
-        let end = d.write_runs(start, 0, 2, sector, start - 2.0 * sector, 2.0 * sector);
+        let end = d.write_runs(start, 0, 2, sector, data(start - 2.0 * sector, 2.0 * sector));
         assert_eq!(d.runs.len(), 2, "{:?}", d.runs);
         assert_eq!((d.runs[0].blocks, d.runs[1].blocks), (1, 1));
         assert!((d.runs[1].start_ns - (start + sector + d.period_ns)).abs() < 1e-6);
@@ -879,7 +1043,7 @@ mod tests {
         let sector = d.period_ns / 1000.0;
         // Block 0 arrives 2.5 turns after the head first passes its sector: the write starts 3 turns later.
         let start = 1e6;
-        let end = d.write_runs(start, 0, 1, sector, start + 2.5 * d.period_ns - sector, sector);
+        let end = d.write_runs(start, 0, 1, sector, data(start + 2.5 * d.period_ns - sector, sector));
         assert!((d.runs[0].start_ns - (start + 3.0 * d.period_ns)).abs() < 1e-6);
         assert!((end - d.runs[0].end_ns()).abs() < 1e-6);
     }
