@@ -61,6 +61,7 @@ const DISK_KEYS: &[&str] = &[
     "Extradisc 2nd disconnect overhead",
     "Write disconnect overhead",
     "Read disconnect afterread",
+    "Stop prefetch in sector",
     "Read disconnect afterwrite",
     "Read any free blocks",
     "Immed transfer partial hit",
@@ -86,7 +87,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Immediate buffer read", 0.0),
     ("Immediate buffer write", 0.0),
     ("Combine seq writes", 1.0),
-    ("Stop prefetch in sector", 0.0),
     ("Disconnect write if seek", 0.0),
     ("Write hit stop prefetch", 1.0),
     ("Read directly to buffer", 1.0),
@@ -345,6 +345,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         read_ahead_on_idle_hit: disk.int_or("Read-ahead on idle hit", 0, 1, 0)? != 0,
         read_free_blocks: disk.int_or("Read any free blocks", 0, 1, 0)? != 0,
         immediate_partial_hits: disk.int_or("Immed transfer partial hit", 0, 1, 1)? != 0,
+        stop_read_ahead_in_sector: disk.int_or("Stop prefetch in sector", 0, 1, 0)? != 0,
     };
     Ok(Built {
         params: HddParams {

@@ -18,8 +18,10 @@
 //!   overhead when the drive disconnected). The drive then reads ahead into the segment as far as its
 //!   continuous-read level says (to the end of the track, of the cylinder, of the segment, or of the next track
 //!   once a sequential stream is seen), within the minimum and maximum read-ahead, and keeps pace with a reader
-//!   the read-ahead serves; it stops as soon as another command needs the actuator. With "read any free
-//!   blocks", the sectors that pass under the head during the rotational wait are kept as well.
+//!   the read-ahead serves; it stops when another command needs the actuator (at once or at the end of the
+//!   sector under the head, as "Stop prefetch in sector" says; a head switch under way is finished first).
+//!   With "read any free blocks", the sectors that pass under the head during the rotational wait are kept as
+//!   well.
 //! - A write with fast writes (level 2 always, level 1 for sequential appends) completes once its data is in
 //!   the buffer; the drive destages it to the media in the background, and a later command that needs the
 //!   actuator waits for that. Without fast writes it completes after the media write.
@@ -117,6 +119,10 @@ pub struct CacheParams {
     /// A read whose first blocks are in a segment sends them at once while the media reads the rest (DiskSim's
     /// "Immed transfer partial hit"); without it, such a read is served as a miss.
     pub immediate_partial_hits: bool,
+    /// A read-ahead stopped for another command stops at once, in the middle of a sector (DiskSim's "Stop
+    /// prefetch in sector"); without it, at the end of the sector under the head, or of the rotational wait
+    /// for its next track's first sector.
+    pub stop_read_ahead_in_sector: bool,
 }
 
 /// Everything that decides a hard disk's timing.
@@ -400,20 +406,37 @@ impl Hdd {
             let end = ra.valid_end(t_ns);
             let seg = &mut self.segments[ra.segment];
             seg.end = seg.end.max(end).min(ra.limit());
+            // As DiskSim's disk_buffer_stopable_access: a head switch or seek under way is finished (the next
+            // command's positioning starts from its track, once it is done); otherwise the read-ahead stops now,
+            // or at the end of what it is waiting on (the sector under the head, or the rotational wait).
             if let Some(r) = ra.runs.iter().find(|r| t_ns < r.end_ns()) {
-                if t_ns > r.start_ns {
+                let pbn = self.p.layout.lbn_to_pbn(r.lbn);
+                let track = Arm { cylinder: pbn.cylinder, head: pbn.head };
+                let stop_now = self.p.cache.stop_read_ahead_in_sector;
+                let free_ns = if t_ns > r.start_ns {
                     let into = ((t_ns - r.start_ns) / r.sector_ns).ceil();
-                    self.arm_free_ns = self.arm_free_ns.max(r.start_ns + into * r.sector_ns);
-                    let pbn = self.p.layout.lbn_to_pbn(r.lbn);
-                    self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
-                } else {
-                    // Not yet on this track: the head is where the previous run left it.
-                    let prev = ra.runs.iter().take_while(|x| x.start_ns < r.start_ns).last();
-                    if let Some(p) = prev {
-                        let pbn = self.p.layout.lbn_to_pbn(p.lbn);
-                        self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
+                    if stop_now {
+                        t_ns
+                    } else {
+                        r.start_ns + into * r.sector_ns
                     }
-                }
+                } else {
+                    // Before this track's first sector: moving to the track, or waiting for the sector.
+                    let prev = ra.runs.iter().take_while(|x| x.start_ns < r.start_ns).last();
+                    let arrived_ns = prev.map_or(t_ns, |p| {
+                        let from = self.p.layout.lbn_to_pbn(p.lbn);
+                        p.end_ns() + self.seek_ns(Arm { cylinder: from.cylinder, head: from.head }, pbn, false)
+                    });
+                    if t_ns < arrived_ns {
+                        arrived_ns
+                    } else if stop_now {
+                        t_ns
+                    } else {
+                        r.start_ns
+                    }
+                };
+                self.arm_free_ns = self.arm_free_ns.max(free_ns);
+                self.arm = track;
             }
             let mut runs = ra.runs;
             runs.clear();
@@ -1103,6 +1126,38 @@ mod tests {
         // switch later, not a rotational wait for it to come round.
         let next_ns = ra.done_ns(limit).expect("read by the extended read-ahead");
         assert!(next_ns - old_end_ns < 0.5 * 60e9 / 7200.0, "{} ns after the old limit", next_ns - old_end_ns);
+    }
+
+    #[test]
+    fn a_stopped_read_ahead_frees_the_actuator_as_disksims_stop_in_sector_says() {
+        for stop_in_sector in [false, true] {
+            let mut p = super::super::preset::load("sata7200").unwrap();
+            p.cache.stop_read_ahead_in_sector = stop_in_sector;
+            // Mid-sector: at once, or at the end of the sector.
+            let mut d = Hdd::new(p.clone());
+            read(&mut d, 0.0, 200_000, 8);
+            let r = d.read_ahead.as_ref().unwrap().runs[0];
+            let t = r.start_ns + 2.5 * r.sector_ns;
+            d.stop_read_ahead(t);
+            let expected = if stop_in_sector { t } else { r.start_ns + 3.0 * r.sector_ns };
+            assert!((d.arm_free_ns - expected).abs() < 1e-6, "stop in sector {stop_in_sector}: {}", d.arm_free_ns);
+            // During a head switch between two tracks of the read-ahead: the switch is finished first, and the
+            // next command starts from the new track.
+            let mut d = Hdd::new(p);
+            read(&mut d, 0.0, 200_000, 8);
+            let runs = d.read_ahead.as_ref().unwrap().runs.clone();
+            let (prev, next) = runs
+                .windows(2)
+                .map(|w| (w[0], w[1]))
+                .find(|(a, b)| b.start_ns > a.end_ns() + 1.0)
+                .expect("the read-ahead crosses a track");
+            let (from, to) = (d.p.layout.lbn_to_pbn(prev.lbn), d.p.layout.lbn_to_pbn(next.lbn));
+            let switched_ns = prev.end_ns() + d.seek_ns(Arm { cylinder: from.cylinder, head: from.head }, to, false);
+            assert!(switched_ns > prev.end_ns() && switched_ns <= next.start_ns + 1e-6);
+            d.stop_read_ahead((prev.end_ns() + switched_ns) / 2.0);
+            assert!((d.arm_free_ns - switched_ns).abs() < 1e-6, "{} against {switched_ns}", d.arm_free_ns);
+            assert_eq!(d.arm, Arm { cylinder: to.cylinder, head: to.head });
+        }
     }
 
     #[test]

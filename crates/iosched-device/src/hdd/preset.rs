@@ -138,6 +138,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             read_hits_on_write_data: true,
             read_ahead_on_idle_hit: false,
             immediate_partial_hits: true,
+            stop_read_ahead_in_sector: false,
             read_free_blocks: false,
         },
         queue_depth: p.queue_depth,
