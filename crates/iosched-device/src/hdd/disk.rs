@@ -75,7 +75,9 @@ pub struct Overheads {
     /// The drive disconnects this long after a read miss's command overhead, after a read or after a write.
     pub read_disconnect_after_read_ns: f64,
     pub read_disconnect_after_write_ns: f64,
-    /// A write-through write on an idle drive disconnects from the bus before taking its data.
+    /// DiskSim's "extra write disconnect": some write-through writes (see `serve_write` for which) disconnect
+    /// from the bus before taking their data, and on such a drive a write waits for several blocks to be in the
+    /// buffer before its first sector (see `buffered_before_media`).
     pub extra_write_disconnect: Option<ExtraDisconnect>,
 }
 
@@ -789,6 +791,8 @@ impl Hdd {
         // write-through writes that is a write overlapping the blocks of the write just before it. (The
         // hp_c2247a trace labels the drive's own extra disconnects "Trip": every write after a non-sequential
         // write. DiskSim's narrower rule is what its published demerit was obtained with, and what is kept.)
+        // Approximation: only write-through writes are considered; a fast write's segment may still be dirty,
+        // which DiskSim's segment choice treats otherwise.
         let takes = idle && !after_read && self.last_write.is_some_and(|(s, e)| lbn < e && end > s);
         let extra = o.extra_write_disconnect.filter(|_| !fast && takes);
         let (mut data_start, mechanics_start) = match extra {
