@@ -386,9 +386,10 @@ impl Hdd {
         while done < blocks {
             // How late block `done + k` is at its sector: linear in k, so a pass breaks where it turns positive.
             let lag0 = t0 + (done + 1) as f64 * per_block - start;
-            if lag0.max(not_before_ns - start) > 1e-9 {
-                let lag0 = lag0.max(not_before_ns - start);
-                start += (lag0 / self.period_ns).ceil() * self.period_ns;
+            // Too early for this pass's first sector: it comes round again whole turns later.
+            let wait = lag0.max(not_before_ns - start);
+            if wait > 1e-9 {
+                start += (wait / self.period_ns).ceil() * self.period_ns;
                 continue;
             }
             let slope = per_block - sector_ns;
@@ -416,11 +417,10 @@ impl Hdd {
                 let track = Arm { cylinder: pbn.cylinder, head: pbn.head };
                 let stop_now = self.p.cache.stop_read_ahead_in_sector;
                 let free_ns = if t_ns > r.start_ns {
-                    let into = ((t_ns - r.start_ns) / r.sector_ns).ceil();
                     if stop_now {
                         t_ns
                     } else {
-                        r.start_ns + into * r.sector_ns
+                        r.start_ns + ((t_ns - r.start_ns) / r.sector_ns).ceil() * r.sector_ns
                     }
                 } else {
                     // Before this track's first sector: moving to the track, or waiting for the sector.
@@ -555,7 +555,10 @@ impl Hdd {
             // A read the media had to be sent further for is a media read: the next one continuing it is
             // the drive's sequential stream.
             self.stream_continues_at = beyond_limit.then_some(end);
-            self.extend_read_ahead(lbn, end, t_ns);
+            if !beyond_limit {
+                // Keep pace with the reader (a read beyond the limit has just taken the read-ahead as far).
+                self.extend_read_ahead(lbn, end, t_ns);
+            }
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
@@ -613,10 +616,10 @@ impl Hdd {
             runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(b))
         };
         let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
-        // Enough in the buffer: no disconnection, so no reselection either. Otherwise the drive reselects once the
-        // watermark is in and its disconnection is over.
+        // Enough in the buffer (a partial hit): no disconnection, so no reselection either. Otherwise the drive
+        // reselects once the watermark is in and its disconnection is over.
         let bus_start = if mark_ns <= command_done {
-            command_done
+            command_done + prep
         } else {
             let disconnect =
                 if after_read { o.read_disconnect_after_read_ns } else { o.read_disconnect_after_write_ns };
@@ -1034,9 +1037,13 @@ mod tests {
         let first_done = write(&mut d, 1e9, 500_000, 8);
         let read_done = read(&mut d, first_done + 50e6, 700_000, 8);
         let t = read_done + 50e6;
-        write(&mut d, t, 500_000, 8);
-        let data_start = t + d.p.overheads.write_miss_after_read_ns + d.p.overheads.data_prep_ns;
+        let done = write(&mut d, t, 500_000, 8);
+        let o = d.p.overheads;
+        let data_start = t + o.write_miss_after_read_ns + o.data_prep_ns;
         assert!(d.runs.first().unwrap().start_ns < data_start + 8e6 + d.period_ns + 1e-6);
+        // Its completion shows it: the first-reselect overhead, not the extra disconnect's other-reselect one.
+        let media_end = d.runs.last().unwrap().end_ns();
+        assert!((done - (media_end + o.first_reselect_ns + o.write_complete_ns)).abs() < 1e-3, "after a read");
     }
 
     #[test]
