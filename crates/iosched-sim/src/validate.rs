@@ -5,6 +5,7 @@
 //! linear interpolation (Ruemmler and Wilkes; DiskSim's rms tool).
 
 use iosched_core::request::{Request, NOT_YET_NS};
+use iosched_core::rng::SimRng;
 use iosched_core::units::SECTOR_BYTES;
 use iosched_device::{Completion, Device};
 use iosched_workload::trace::disksim_validate::ValidateRecord;
@@ -73,6 +74,21 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
     simulated_ms
 }
 
+/// `records` with each think time (the interval before the next request) moved by a uniform random amount in
+/// [-`jitter_us`, +`jitter_us`] (never below zero), the same for the same `seed`. A measured trace's think times
+/// are the host's, known to a few microseconds at best; replaying with them nudged shows how much of a demerit
+/// is the model and how much is where, by chance, requests fall against the platter's rotation.
+pub fn jittered(records: &[ValidateRecord], jitter_us: f64, seed: u64) -> Vec<ValidateRecord> {
+    let mut rng = SimRng::new(seed, 0);
+    records
+        .iter()
+        .map(|r| {
+            let nudge_us = (rng.unit_f64() * 2.0 - 1.0) * jitter_us;
+            ValidateRecord { next_interval_us: (r.next_interval_us + nudge_us).max(0.0), ..r.clone() }
+        })
+        .collect()
+}
+
 /// The value below which a fraction `p` of `sorted` lies, interpolating linearly between the points
 /// (v_k, k/n) of the empirical distribution (with (v_1, 0) as its start).
 fn quantile(sorted: &[f64], p: f64) -> f64 {
@@ -107,6 +123,34 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iosched_core::request::Op;
+
+    #[test]
+    fn jitter_moves_only_think_times_within_its_bound_and_is_the_same_for_a_seed() {
+        let records: Vec<ValidateRecord> = (0..1000)
+            .map(|i| ValidateRecord {
+                op: if i % 2 == 0 { Op::Read } else { Op::Write },
+                buffer_action: "Miss".into(),
+                block: i * 8,
+                blocks: 8,
+                measured_us: 5000.0,
+                next_interval_us: if i % 10 == 0 { 3.0 } else { 1000.0 },
+            })
+            .collect();
+        let a = jittered(&records, 20.0, 1);
+        assert_eq!(a, jittered(&records, 20.0, 1));
+        assert_ne!(a, jittered(&records, 20.0, 2));
+        let mut moved = 0;
+        for (j, r) in a.iter().zip(&records) {
+            assert_eq!(ValidateRecord { next_interval_us: r.next_interval_us, ..j.clone() }, *r);
+            assert!(j.next_interval_us >= 0.0 && (j.next_interval_us - r.next_interval_us).abs() <= 20.0);
+            moved += usize::from(j.next_interval_us != r.next_interval_us);
+        }
+        assert!(moved > 990, "{moved}");
+        // Both ways, spread over the bound.
+        let nudges: Vec<f64> = a.iter().zip(&records).map(|(j, r)| j.next_interval_us - r.next_interval_us).collect();
+        assert!(nudges.iter().any(|n| *n > 15.0) && nudges.iter().any(|n| *n < -15.0));
+    }
 
     #[test]
     fn demerit_is_zero_for_equal_distributions_and_a_shift_for_shifted_ones() {

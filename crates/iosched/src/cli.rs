@@ -181,6 +181,13 @@ pub struct ValidateArgs {
     /// Write each request's simulated and measured access time to this CSV file
     #[arg(long, value_name = "OUT.csv")]
     pub per_request: Option<PathBuf>,
+    /// Also replay with every think time moved by up to this many microseconds either way, once per seed, and
+    /// report how the demerit spreads: how much of it is chance (where requests fall against the rotation)
+    #[arg(long, value_name = "US")]
+    pub jitter_us: Option<f64>,
+    /// Seeds for --jitter-us
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(2..=1000), requires = "jitter_us")]
+    pub seeds: u32,
 }
 
 #[derive(Args, Debug)]

@@ -221,8 +221,30 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
     let (sim, meas) = (v["mean_sim_ms"].as_f64().unwrap(), v["mean_measured_ms"].as_f64().unwrap());
     assert!((sim / meas - 1.0).abs() < 0.05, "{sim} vs {meas}");
     assert!(v["requests_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v.get("jitter").is_none(), "no spread unless asked for");
     let csv = std::fs::read_to_string(&out_csv).unwrap();
     assert_eq!(csv.lines().count(), 10001);
+    // The spread under nudged think times: around the plain figure, and the same for the same seeds.
+    let spread = || {
+        let args = ["--jitter-us", "20", "--seeds", "4", "--json"];
+        let trace = d.join("atlas10k.trace");
+        let parv = d.join("atlas10k.parv");
+        let out = iosched(
+            &[&["validate", "--disksim", parv.to_str().unwrap(), "--trace", trace.to_str().unwrap()], &args[..]]
+                .concat(),
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["rms_ms"].as_f64().unwrap(), rms, "the plain figure is unchanged by --jitter-us");
+        v["jitter"].clone()
+    };
+    let j = spread();
+    assert_eq!(j["seeds"], 4);
+    let (lo, mean, hi) =
+        (j["rms_min_ms"].as_f64().unwrap(), j["rms_mean_ms"].as_f64().unwrap(), j["rms_max_ms"].as_f64().unwrap());
+    assert!(lo < hi && lo <= mean && mean <= hi, "{j}");
+    assert!((mean / rms - 1.0).abs() < 0.1, "jittered mean {mean} against {rms}");
+    assert_eq!(spread(), j, "deterministic");
     assert!(csv.starts_with("index,op,block,blocks,simulated_ms,measured_ms\n1,write,"), "{}", &csv[..80]);
 }
 
@@ -239,6 +261,11 @@ fn validate_and_hdd_specs_reject_bad_input() {
     assert_bad_input(
         &["validate", "--disksim", parv.to_str().unwrap(), "--trace", far_trace.to_str().unwrap()],
         "far.trace:1: blocks 99999999+8 are past the drive's",
+    );
+    let good_trace = job_file("good.trace", "R Miss 100 8 1000.0 2000.0\n");
+    assert_bad_input(
+        &["validate", "--disksim", parv.to_str().unwrap(), "--trace", good_trace.to_str().unwrap(), "--jitter-us", "0"],
+        "--jitter-us 0: expected a positive number of microseconds",
     );
     assert_bad_input(
         &["validate", "--disksim", "/nonexistent/x.parv", "--trace", bad_trace.to_str().unwrap()],

@@ -65,6 +65,7 @@ const DISK_KEYS: &[&str] = &[
     "Read disconnect afterwrite",
     "Read any free blocks",
     "Immed transfer partial hit",
+    "Use separate write segment",
     "Print stats",
     "Scheduler",
     "Avg sectors per cylinder",
@@ -80,7 +81,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Allow write prebuffering", 0.0),
     ("Preseeking level", 0.0),
     ("Never disconnect", 0.0),
-    ("Use separate write segment", 0.0),
     ("Low (write) water mark", 0.0),
     ("Calc sector by sector", 1.0),
     ("Read-ahead over requested", 1.0),
@@ -346,7 +346,12 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         read_free_blocks: disk.int_or("Read any free blocks", 0, 1, 0)? != 0,
         immediate_partial_hits: disk.int_or("Immed transfer partial hit", 0, 1, 1)? != 0,
         stop_read_ahead_in_sector: disk.int_or("Stop prefetch in sector", 0, 1, 0)? != 0,
+        separate_write_segment: disk.int_or("Use separate write segment", 0, 1, 0)? != 0,
     };
+    if cache.separate_write_segment && segments < 2 {
+        let loc = disk.get("Use separate write segment").map(|v| v.loc.clone()).unwrap_or_else(|| Loc::file(parv));
+        warnings.push(format!("{loc}: 'Use separate write segment' needs two buffer segments or more; ignored"));
+    }
     Ok(Built {
         params: HddParams {
             name: format!("disksim:{}", parv.display()),

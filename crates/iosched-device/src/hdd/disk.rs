@@ -26,11 +26,14 @@
 //!   the buffer; the drive destages it to the media in the background, and a later command that needs the
 //!   actuator waits for that. Without fast writes it completes after the media write.
 //! - A write's data comes over the bus after its command overhead (and, on a drive with DiskSim's "extra write
-//!   disconnect", after a disconnect and a reselection for a write that overlaps the write just before it). Each
+//!   disconnect", after a disconnect and a reselection for a write that follows a write: with a separate write
+//!   segment, one that does not continue it; without, one that overlaps its blocks). Each
 //!   sector is written only if its block is in the buffer as the sector comes under the head, else the pass
 //!   goes on from it one turn later; on a drive with extra write disconnects the first sector also waits until
 //!   10 blocks (15 for a write of 45 or more) are in, as DiskSim's disk_buffer_block_available says.
 //! - Writes add the write settling delay to every seek or head switch they need.
+//! - With a separate write segment ("Use separate write segment"), every write uses that segment and reads
+//!   use the others: a read never hits on write data, and a write never evicts read data.
 //! - Every transfer to the host starts with the data preparation overhead; a command that disconnected pays a
 //!   reselection overhead first and cannot reselect before its disconnection is over.
 //!
@@ -125,6 +128,10 @@ pub struct CacheParams {
     /// prefetch in sector"); without it, at the end of the sector under the head, or of the rotational wait
     /// for its next track's first sector.
     pub stop_read_ahead_in_sector: bool,
+    /// One of the segments is kept for writes (DiskSim's "Use separate write segment"; it needs two segments or
+    /// more): every write goes to it, and reads use the others only, so a read never hits on write data and a
+    /// write never evicts read data.
+    pub separate_write_segment: bool,
 }
 
 /// Everything that decides a hard disk's timing.
@@ -451,13 +458,30 @@ impl Hdd {
         self.segments[segment].last_used = self.use_counter;
     }
 
-    /// The least recently used segment that holds no unwritten data at `t_ns`.
-    fn victim(&self, t_ns: f64) -> usize {
+    /// The segment kept for writes, if the drive has one (segment 0).
+    fn write_segment(&self) -> Option<usize> {
+        (self.p.cache.separate_write_segment && self.segments.len() > 1).then_some(0)
+    }
+
+    /// The segments a read may use: all of them but the write segment.
+    fn read_segments(&self) -> std::ops::Range<usize> {
+        self.write_segment().map_or(0, |w| w + 1)..self.segments.len()
+    }
+
+    /// The segment a write's data goes to: the write segment, or else the least recently used segment that
+    /// holds no unwritten data at `t_ns`.
+    fn write_victim(&self, t_ns: f64) -> usize {
+        self.write_segment().unwrap_or_else(|| self.victim(0..self.segments.len(), t_ns))
+    }
+
+    /// The least recently used segment of `among` that holds no unwritten data at `t_ns`.
+    fn victim(&self, among: std::ops::Range<usize>, t_ns: f64) -> usize {
         let reading = self.read_ahead.as_ref().map(|r| r.segment);
-        (0..self.segments.len())
+        among
+            .clone()
             .filter(|i| Some(*i) != reading && self.segments[*i].dirty_until_ns <= t_ns)
             .min_by_key(|i| self.segments[*i].last_used)
-            .or_else(|| (0..self.segments.len()).min_by_key(|i| self.segments[*i].last_used))
+            .or_else(|| among.min_by_key(|i| self.segments[*i].last_used))
             .expect("a disk has at least one segment")
     }
 
@@ -562,7 +586,10 @@ impl Hdd {
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
-        let hit = self.segments.iter().position(|s| lbn >= s.start && end <= s.end && s.end > s.start);
+        let hit = self.read_segments().find(|i| {
+            let s = &self.segments[*i];
+            lbn >= s.start && end <= s.end && s.end > s.start
+        });
         if let Some(segment) = hit.filter(|_| c.enabled) {
             let overhead = o.per_request_ns + self.read_hit_overhead(lbn, o);
             self.touch(segment);
@@ -579,9 +606,11 @@ impl Hdd {
         // A partial hit: the first blocks are in a segment. They go over the bus at once (DiskSim's "Immed
         // transfer partial hit") while the media reads on from the segment's end into the same segment.
         let partial = self
-            .segments
-            .iter()
-            .position(|s| s.end > s.start && lbn >= s.start && lbn < s.end && s.dirty_until_ns <= t_ns)
+            .read_segments()
+            .find(|i| {
+                let s = &self.segments[*i];
+                s.end > s.start && lbn >= s.start && lbn < s.end && s.dirty_until_ns <= t_ns
+            })
             .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
         // A miss.
         let overhead = o.per_request_ns
@@ -600,7 +629,7 @@ impl Hdd {
             }
             None => {
                 self.stats.read_misses += 1;
-                (self.victim(media_start), lbn)
+                (self.victim(self.read_segments(), media_start), lbn)
             }
         };
         let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - media_from } else { blocks };
@@ -761,8 +790,15 @@ impl Hdd {
     fn serve_write(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
         let end = lbn + blocks;
         let c = self.p.cache;
-        let hit =
-            self.segments.iter().position(|s| s.end > s.start && lbn >= s.start && lbn <= s.end).filter(|_| c.enabled);
+        // A write can append only to a segment writes may use.
+        let writable = self.write_segment().map_or(0..self.segments.len(), |w| w..w + 1);
+        let hit = writable
+            .into_iter()
+            .find(|i| {
+                let s = &self.segments[*i];
+                s.end > s.start && lbn >= s.start && lbn <= s.end
+            })
+            .filter(|_| c.enabled);
         let sequential_append = hit.is_some_and(|i| self.segments[i].end == lbn);
         let fast = c.enabled && (c.fast_write_level == 2 || (c.fast_write_level == 1 && sequential_append));
         // As DiskSim: the write-hit overhead when the write completes from the buffer, else the write-miss one.
@@ -789,14 +825,21 @@ impl Hdd {
         // on that reselection (as DiskSim's disk_check_bus does).
         // Which writes take it is DiskSim 4.0's rule (disk_buffer_select_segment): a write on an idle drive whose
         // segment is the most recently used one, last used by a write, and which does not start at that
-        // segment's end. DiskSim gives a write that misses the cache the least recently used segment unless the
-        // write overlaps the data of one (its segment list keeps the most recently used at the tail), so with
-        // write-through writes that is a write overlapping the blocks of the write just before it. (The
-        // hp_c2247a trace labels the drive's own extra disconnects "Trip": every write after a non-sequential
-        // write. DiskSim's narrower rule is what its published demerit was obtained with, and what is kept.)
+        // segment's end. Every command uses a segment, so "most recently used and last used by a write" means
+        // the previous command was a write to this segment.
+        // - With a separate write segment, every write goes there: the rule takes every write that follows a
+        //   write and does not continue it.
+        // - Without one, DiskSim gives a write that misses the cache the least recently used segment unless the
+        //   write overlaps the data of one (its segment list keeps the most recently used at the tail), so with
+        //   write-through writes the rule takes a write overlapping the blocks of the write just before it.
         // Approximation: only write-through writes are considered; a fast write's segment may still be dirty,
         // which DiskSim's segment choice treats otherwise.
-        let takes = idle && !after_read && self.last_write.is_some_and(|(s, e)| lbn < e && end > s);
+        let takes = idle
+            && !after_read
+            && self.last_write.is_some_and(|(s, e)| match self.write_segment() {
+                Some(_) => lbn != e,
+                None => lbn < e && end > s,
+            });
         let extra = o.extra_write_disconnect.filter(|_| !fast && takes);
         let (mut data_start, mechanics_start) = match extra {
             Some(x) => (
@@ -831,7 +874,7 @@ impl Hdd {
         let data = WriteData { t0_ns: data_start, per_block_ns: per_block, not_before_ns };
         let media_end = self.media(media_start, lbn, blocks, true, minimum, Some(data));
         self.arm_free_ns = media_end;
-        let segment = self.victim(data_start);
+        let segment = self.write_victim(data_start);
         let seg = &mut self.segments[segment];
         seg.start = lbn;
         seg.end = if c.read_hits_on_write_data && c.enabled { end } else { lbn };
@@ -1069,6 +1112,62 @@ mod tests {
         assert_eq!((d.runs[0].blocks, d.runs[1].blocks), (1, 1));
         assert!((d.runs[1].start_ns - (start + sector + d.period_ns)).abs() < 1e-6);
         assert!((end - (start + 2.0 * sector + d.period_ns)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn with_a_separate_write_segment_every_write_after_a_write_it_does_not_continue_takes_the_extra_disconnect() {
+        // DiskSim's rule with a separate write segment: every write goes to it, so after a write it is the most
+        // recently used segment, last used by a write; the extra disconnect is for a write that does not start
+        // at that segment's end (the previous write's end). After a read, the read's segment is the most
+        // recently used one: never.
+        let cases = [(600_000u64, true), (500_004, true), (500_008, false), (400_000, true)];
+        for (lbn, takes) in cases {
+            for read_between in [false, true] {
+                let mut d = drive_with_extra_disconnect();
+                d.p.cache.separate_write_segment = true;
+                let mut t = write(&mut d, 1e9, 500_000, 8) + 50e6;
+                if read_between {
+                    t = read(&mut d, t, 900_000, 8) + 50e6;
+                }
+                let done = write(&mut d, t, lbn, 8);
+                let o = d.p.overheads;
+                let reselect = if takes && !read_between { o.other_reselect_ns } else { o.first_reselect_ns };
+                let media_end = d.runs.last().unwrap().end_ns();
+                assert!(
+                    (done - (media_end + reselect + o.write_complete_ns)).abs() < 1e-3,
+                    "write at {lbn}, read between {read_between}: done {done}, media end {media_end}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_separate_write_segment_keeps_reads_and_writes_apart() {
+        // Two segments: with a separate write segment, reads have one. A write neither evicts the read data
+        // nor can be read back from the buffer; two reads elsewhere replace each other.
+        let mut p = super::super::preset::load("sata7200").unwrap();
+        p.cache.segments = 2;
+        p.cache.fast_write_level = 0;
+        p.cache.read_ahead_on_idle_hit = false;
+        for separate in [false, true] {
+            p.cache.separate_write_segment = separate;
+            // A read, two writes elsewhere (without a write segment the second takes the read's segment), the
+            // read again, then a read of the second write's blocks.
+            let mut d = Hdd::new(p.clone());
+            let mut t = read(&mut d, 0.0, 100_000, 8) + 50e6;
+            t = write(&mut d, t, 300_000, 8) + 50e6;
+            t = write(&mut d, t, 500_000, 8) + 50e6;
+            t = read(&mut d, t, 100_000, 8) + 50e6;
+            assert_eq!(d.stats.read_hits, u64::from(separate), "separate {separate}: the writes left the read alone");
+            t = read(&mut d, t, 500_000, 8) + 50e6;
+            assert_eq!(d.stats.read_hits, 1, "separate {separate}: a read of write data");
+            // Reads at two places, then the first again: a hit only with two segments for reads.
+            let mut d = Hdd::new(p.clone());
+            t = read(&mut d, t, 100_000, 8) + 50e6;
+            t = read(&mut d, t, 700_000, 8) + 50e6;
+            read(&mut d, t, 100_000, 8);
+            assert_eq!(d.stats.read_hits, u64::from(!separate), "separate {separate}: reads in one segment");
+        }
     }
 
     #[test]

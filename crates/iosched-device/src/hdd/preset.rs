@@ -139,6 +139,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             read_ahead_on_idle_hit: false,
             immediate_partial_hits: true,
             stop_read_ahead_in_sector: false,
+            separate_write_segment: false,
             read_free_blocks: false,
         },
         queue_depth: p.queue_depth,

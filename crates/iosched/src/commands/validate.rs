@@ -4,7 +4,7 @@ use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
 use iosched_device::disksim::build;
 use iosched_device::hdd::disk::Hdd;
-use iosched_sim::validate::{replay, Validation};
+use iosched_sim::validate::{jittered, replay, Validation};
 use iosched_workload::trace::disksim_validate;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -22,6 +22,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             r.block,
             r.blocks
         )));
+    }
+    if let Some(j) = args.jitter_us.filter(|j| !(j.is_finite() && *j > 0.0)) {
+        return Err(bad(format!("--jitter-us {j}: expected a positive number of microseconds")));
     }
     // Warnings once the input is accepted, so that an error stays one line.
     for w in &built.warnings {
@@ -56,6 +59,16 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         std::fs::write(out, csv).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", out.display())))?;
     }
     let rms = v.rms_ms;
+    // The demerit's spread when the think times are nudged: one replay per seed, each on a fresh drive.
+    let spread = args.jitter_us.map(|jitter_us| {
+        let demerits: Vec<f64> = (0..args.seeds as u64)
+            .map(|seed| {
+                let mut disk = Hdd::new(built.params.clone());
+                Validation::new(replay(&mut disk, &jittered(&records, jitter_us, seed)), &records).rms_ms
+            })
+            .collect();
+        Spread::of(jitter_us, &demerits)
+    });
     if args.json {
         let value = json!({
             "drive": args.disksim.display().to_string(),
@@ -66,6 +79,17 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             "requests": requests,
             "requests_per_s": rate,
         });
+        let mut value = value;
+        if let Some(s) = &spread {
+            value["jitter"] = json!({
+                "jitter_us": s.jitter_us,
+                "seeds": s.seeds,
+                "rms_mean_ms": s.mean_ms,
+                "rms_sd_ms": s.sd_ms,
+                "rms_min_ms": s.min_ms,
+                "rms_max_ms": s.max_ms,
+            });
+        }
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
     } else {
         println!("drive      {}", args.disksim.display());
@@ -73,6 +97,39 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         println!("demerit    {rms:.4} ms (rms horizontal distance between the access-time distributions)");
         println!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
         println!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
+        if let Some(s) = &spread {
+            println!(
+                "jitter     think times ±{} us, {} seeds: demerit {:.4} ± {:.4} ms (min {:.4}, max {:.4})",
+                s.jitter_us, s.seeds, s.mean_ms, s.sd_ms, s.min_ms, s.max_ms
+            );
+        }
     }
     Ok(())
+}
+
+/// How the demerit spreads over replays with nudged think times.
+struct Spread {
+    jitter_us: f64,
+    seeds: usize,
+    mean_ms: f64,
+    /// Sample standard deviation.
+    sd_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+}
+
+impl Spread {
+    fn of(jitter_us: f64, demerits: &[f64]) -> Spread {
+        let n = demerits.len() as f64;
+        let mean_ms = demerits.iter().sum::<f64>() / n;
+        let var = demerits.iter().map(|d| (d - mean_ms).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        Spread {
+            jitter_us,
+            seeds: demerits.len(),
+            mean_ms,
+            sd_ms: var.sqrt(),
+            min_ms: demerits.iter().copied().fold(f64::INFINITY, f64::min),
+            max_ms: demerits.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
 }
