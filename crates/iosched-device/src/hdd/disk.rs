@@ -33,7 +33,8 @@
 //!   10 blocks (15 for a write of 45 or more) are in, as DiskSim's disk_buffer_block_available says.
 //! - Writes add the write settling delay to every seek or head switch they need.
 //! - With a separate write segment ("Use separate write segment"), every write uses that segment and reads
-//!   use the others: a read never hits on write data, and a write never evicts read data.
+//!   use the others: a read never hits on write data, and a write never evicts read data (the blocks it
+//!   overwrites leave the read segments, as they do without it).
 //! - Every transfer to the host starts with the data preparation overhead; a command that disconnected pays a
 //!   reselection overhead first and cannot reselect before its disconnection is over.
 //!
@@ -130,7 +131,7 @@ pub struct CacheParams {
     pub stop_read_ahead_in_sector: bool,
     /// One of the segments is kept for writes (DiskSim's "Use separate write segment"; it needs two segments or
     /// more): every write goes to it, and reads use the others only, so a read never hits on write data and a
-    /// write never evicts read data.
+    /// write never evicts read data (beyond the blocks it overwrites).
     pub separate_write_segment: bool,
 }
 
