@@ -469,10 +469,15 @@ impl Hdd {
         self.write_segment().map_or(0, |w| w + 1)..self.segments.len()
     }
 
-    /// The segment a write's data goes to: the write segment, or else the least recently used segment that
-    /// holds no unwritten data at `t_ns`.
-    fn write_victim(&self, t_ns: f64) -> usize {
-        self.write_segment().unwrap_or_else(|| self.victim(0..self.segments.len(), t_ns))
+    /// The segments a write may use: the write segment, or all of them.
+    fn write_segments(&self) -> std::ops::Range<usize> {
+        self.write_segment().map_or(0..self.segments.len(), |w| w..w + 1)
+    }
+
+    /// The first segment of `among` that `holds` says yes to.
+    fn find_segment(&self, among: std::ops::Range<usize>, holds: impl Fn(&Segment) -> bool) -> Option<usize> {
+        let first = among.start;
+        self.segments[among].iter().position(holds).map(|i| first + i)
     }
 
     /// The least recently used segment of `among` that holds no unwritten data at `t_ns`.
@@ -587,10 +592,7 @@ impl Hdd {
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
-        let hit = self.read_segments().find(|i| {
-            let s = &self.segments[*i];
-            lbn >= s.start && end <= s.end && s.end > s.start
-        });
+        let hit = self.find_segment(self.read_segments(), |s| lbn >= s.start && end <= s.end && s.end > s.start);
         if let Some(segment) = hit.filter(|_| c.enabled) {
             let overhead = o.per_request_ns + self.read_hit_overhead(lbn, o);
             self.touch(segment);
@@ -607,9 +609,7 @@ impl Hdd {
         // A partial hit: the first blocks are in a segment. They go over the bus at once (DiskSim's "Immed
         // transfer partial hit") while the media reads on from the segment's end into the same segment.
         let partial = self
-            .read_segments()
-            .find(|i| {
-                let s = &self.segments[*i];
+            .find_segment(self.read_segments(), |s| {
                 s.end > s.start && lbn >= s.start && lbn < s.end && s.dirty_until_ns <= t_ns
             })
             .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
@@ -792,13 +792,8 @@ impl Hdd {
         let end = lbn + blocks;
         let c = self.p.cache;
         // A write can append only to a segment writes may use.
-        let writable = self.write_segment().map_or(0..self.segments.len(), |w| w..w + 1);
-        let hit = writable
-            .into_iter()
-            .find(|i| {
-                let s = &self.segments[*i];
-                s.end > s.start && lbn >= s.start && lbn <= s.end
-            })
+        let hit = self
+            .find_segment(self.write_segments(), |s| s.end > s.start && lbn >= s.start && lbn <= s.end)
             .filter(|_| c.enabled);
         let sequential_append = hit.is_some_and(|i| self.segments[i].end == lbn);
         let fast = c.enabled && (c.fast_write_level == 2 || (c.fast_write_level == 1 && sequential_append));
@@ -850,14 +845,15 @@ impl Hdd {
             None => (t_ns + overhead, t_ns + overhead - o.data_prep_ns),
         };
         if fast {
-            // A buffer for the data: wait while every write segment still holds unwritten data.
-            let (busy, first_free_ns) = self
-                .segments
-                .iter()
-                .map(|s| s.dirty_until_ns)
+            // A buffer for the data: wait while as many segments as may hold unwritten data (one, with a
+            // separate write segment) still do.
+            let writable = self.write_segments();
+            let limit = (c.write_segments.max(1) as usize).min(writable.len());
+            let (busy, first_free_ns) = writable
+                .map(|i| self.segments[i].dirty_until_ns)
                 .filter(|d| *d > data_start)
-                .fold((0u32, f64::INFINITY), |(n, first), d| (n + 1, first.min(d)));
-            if busy >= c.write_segments.max(1) {
+                .fold((0usize, f64::INFINITY), |(n, first), d| (n + 1, first.min(d)));
+            if busy >= limit {
                 data_start = first_free_ns;
             }
         }
@@ -875,7 +871,7 @@ impl Hdd {
         let data = WriteData { t0_ns: data_start, per_block_ns: per_block, not_before_ns };
         let media_end = self.media(media_start, lbn, blocks, true, minimum, Some(data));
         self.arm_free_ns = media_end;
-        let segment = self.write_victim(data_start);
+        let segment = self.victim(self.write_segments(), data_start);
         let seg = &mut self.segments[segment];
         seg.start = lbn;
         seg.end = if c.read_hits_on_write_data && c.enabled { end } else { lbn };
@@ -1124,8 +1120,9 @@ mod tests {
         let cases = [(600_000u64, true), (500_004, true), (500_008, false), (400_000, true)];
         for (lbn, takes) in cases {
             for read_between in [false, true] {
-                let mut d = drive_with_extra_disconnect();
-                d.p.cache.separate_write_segment = true;
+                let mut p = drive_with_extra_disconnect().p;
+                p.cache.separate_write_segment = true;
+                let mut d = Hdd::new(p);
                 let mut t = write(&mut d, 1e9, 500_000, 8) + 50e6;
                 if read_between {
                     t = read(&mut d, t, 900_000, 8) + 50e6;
@@ -1139,6 +1136,24 @@ mod tests {
                     "write at {lbn}, read between {read_between}: done {done}, media end {media_end}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn with_a_separate_write_segment_a_fast_write_waits_for_the_previous_ones_destage() {
+        // Fast writes, three write segments allowed, but a separate write segment: the only place for the second
+        // write's data is the segment the first is still destaging from, so its data moves only after that.
+        let mut p = super::super::preset::load("sata7200").unwrap();
+        p.cache.fast_write_level = 2;
+        p.cache.write_segments = 3;
+        for separate in [false, true] {
+            p.cache.separate_write_segment = separate;
+            let mut d = Hdd::new(p.clone());
+            let first_done = write(&mut d, 0.0, 100_000, 64);
+            let destaged_ns = d.arm_free_ns;
+            assert!(destaged_ns > first_done + 1e6, "the first write completed before its destage");
+            let second_done = write(&mut d, first_done, 900_000, 64);
+            assert_eq!(second_done > destaged_ns, separate, "separate {separate}: second done {second_done}");
         }
     }
 

@@ -70,7 +70,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         Spread::of(jitter_us, &demerits)
     });
     if args.json {
-        let value = json!({
+        let mut value = json!({
             "drive": args.disksim.display().to_string(),
             "trace": args.trace.display().to_string(),
             "rms_ms": rms,
@@ -79,7 +79,6 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             "requests": requests,
             "requests_per_s": rate,
         });
-        let mut value = value;
         if let Some(s) = &spread {
             value["jitter"] = json!({
                 "jitter_us": s.jitter_us,
