@@ -131,7 +131,9 @@ pub struct CacheParams {
     pub stop_read_ahead_in_sector: bool,
     /// One of the segments is kept for writes (DiskSim's "Use separate write segment"; it needs two segments or
     /// more): every write goes to it, and reads use the others only, so a read never hits on write data and a
-    /// write never evicts read data (beyond the blocks it overwrites).
+    /// write never evicts read data (beyond the blocks it overwrites). As CMU's DiskSim 4.0 release does it; the
+    /// Western Digital build the reference figures come from reads the key but never applies it (its disk.modspec
+    /// has no INIT line for it), see BENCHMARKS.md.
     pub separate_write_segment: bool,
 }
 
@@ -819,10 +821,12 @@ impl Hdd {
         // overhead; the data preparation only delays the data). With an extra write disconnect the drive takes
         // the command, disconnects, waits, and reselects to take the data, paying the data preparation overhead
         // on that reselection (as DiskSim's disk_check_bus does).
-        // Which writes take it is DiskSim 4.0's rule (disk_buffer_select_segment): a write on an idle drive whose
-        // segment is the most recently used one, last used by a write, and which does not start at that
-        // segment's end. Every command uses a segment, so "most recently used and last used by a write" means
-        // the previous command was a write to this segment.
+        // Which writes take it is the rule of CMU's DiskSim 4.0 release (disk_buffer_select_segment; the Western
+        // Digital build the reference figures come from has it commented out, so no write takes it there, while
+        // the drive's trace labels these writes "Trip"): a write on an idle drive whose segment is the most
+        // recently used one, last used by a write, and which does not start at that segment's end. Every command
+        // uses a segment, so "most recently used and last used by a write" means the previous command was a write
+        // to this segment.
         // - With a separate write segment, every write goes there: the rule takes every write that follows a
         //   write and does not continue it.
         // - Without one, DiskSim gives a write that misses the cache the least recently used segment unless the
