@@ -93,6 +93,28 @@ fn broken_drive_files_give_clear_errors() {
 }
 
 #[test]
+fn what_the_model_does_not_reproduce_is_said_and_watermark_keys_are_read() {
+    let Some(dir) = iosched_test_data::dir("disksim") else { return };
+    let faster = "faster than the media";
+    let built = build::load(&dir.join("hp_c2247a.parv")).unwrap();
+    assert!(!built.warnings.iter().any(|w| w.contains(faster)), "{:?}", built.warnings);
+    assert!(built.params.read_watermark_of_request && built.params.read_watermark == 0.75);
+    // A bus ten times faster than this drive's media: reads would catch up with the media.
+    let parv = broken_copy(&dir, "hp_c2247a", "hp_c2247a.parv", |t| {
+        t.replacen("Read block transfer time = 0.17010", "Read block transfer time = 0.01", 1)
+    });
+    let built = build::load(&parv).unwrap();
+    let warning = built.warnings.iter().find(|w| w.contains(faster)).expect("a warning for the fast bus");
+    assert!(warning.contains("hp_c2247a.diskspecs:") && warning.contains("not modelled"), "{warning}");
+    // "Set watermark by reqsize" = 0: the water mark is a share of a segment, not dropped.
+    let parv = broken_copy(&dir, "hp_c2247a", "hp_c2247a.diskspecs", |t| {
+        t.replacen("Set watermark by reqsize = 1", "Set watermark by reqsize = 0", 1)
+    });
+    let p = build::load(&parv).unwrap().params;
+    assert!(!p.read_watermark_of_request && p.read_watermark == 0.75);
+}
+
+#[test]
 fn any_drive_file_loads_without_special_cases() {
     let Some(dir) = iosched_test_data::dir("disksim") else { return };
     for drive in ["cheetah9LP", "atlas10k", "hp_c2247a"] {

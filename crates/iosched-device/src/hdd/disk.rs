@@ -40,7 +40,10 @@
 //!
 //! Approximations, against DiskSim's disk controller: segments hold one contiguous range each and are
 //! replaced least recently used; the drive serves its queue first come first served; disconnection and
-//! reselection are charged as fixed overheads, not as bus arbitration; the rotation rate has no error term.
+//! reselection are charged as fixed overheads, not as bus arbitration; the rotation rate has no error term; a
+//! read's bus transfer follows the media block by block once it has started, which is DiskSim's behaviour while
+//! the bus is slower than the media (with a faster bus DiskSim waits for the water mark again, and the DiskSim
+//! file reader warns).
 
 use crate::device::{Completion, Device};
 use crate::hdd::layout::{Layout, Pbn};
@@ -151,8 +154,11 @@ pub struct HddParams {
     pub bus_read_ns_per_block: f64,
     /// Host bus time per 512-byte block written.
     pub bus_write_ns_per_block: f64,
-    /// Share of a read (at least one block) that must be in the buffer before its bus transfer starts.
+    /// Share that must be in the buffer before a read's bus transfer starts (DiskSim's "High (read) water
+    /// mark"): of the request when `read_watermark_of_request` (DiskSim's "Set watermark by reqsize"), else of
+    /// a segment. Either way at least one block, and never more than the whole request.
     pub read_watermark: f64,
+    pub read_watermark_of_request: bool,
     pub overheads: Overheads,
     pub cache: CacheParams,
     pub queue_depth: u32,
@@ -503,7 +509,13 @@ impl Hdd {
 
     /// Blocks of a `blocks`-block read that must be buffered before its bus transfer starts.
     fn read_watermark_blocks(&self, blocks: u64) -> u64 {
-        let share = (blocks.min(self.p.cache.segment_blocks) as f64 * self.p.read_watermark) as u64;
+        let segment = self.p.cache.segment_blocks;
+        // As DiskSim's disk_buffer_set_segment: a share of the request rounded down, or of the segment rounded up.
+        let share = if self.p.read_watermark_of_request {
+            (blocks.min(segment) as f64 * self.p.read_watermark) as u64
+        } else {
+            (segment as f64 * self.p.read_watermark + 0.9999999999) as u64
+        };
         share.clamp(1, blocks)
     }
 
@@ -1211,6 +1223,28 @@ mod tests {
         p.cache.continuous_read = 0;
         p.cache.immediate_partial_hits = immediate_partial_hits;
         Hdd::new(p)
+    }
+
+    #[test]
+    fn the_read_watermark_is_a_share_of_the_request_or_of_a_segment() {
+        // A 16-block read miss on a fresh drive whose bus (1 ms a block) is far slower than the media: the read
+        // completes a fixed time after its transfer starts, and the transfer starts once the watermark is in.
+        let completion = |of_request: bool, watermark: f64| {
+            let mut d = drive_without_read_ahead(true);
+            d.p.bus_read_ns_per_block = 1e6;
+            d.p.read_watermark_of_request = of_request;
+            d.p.read_watermark = watermark;
+            read(&mut d, 0.0, 0, 16)
+        };
+        let segment = drive_without_read_ahead(true).p.cache.segment_blocks as f64;
+        assert!(segment >= 32.0, "the test needs segments of 32 blocks or more, has {segment}");
+        let half_of_request = completion(true, 0.5);
+        let whole_request = completion(true, 1.0);
+        assert!(whole_request > half_of_request, "{whole_request} vs {half_of_request}");
+        // Half a segment is more than the request: the transfer waits for all of it.
+        assert_eq!(completion(false, 0.5), whole_request);
+        // 8 blocks' worth of segment (rounded up, as DiskSim) is the same mark as half of this request.
+        assert_eq!(completion(false, 7.5 / segment), half_of_request);
     }
 
     #[test]
