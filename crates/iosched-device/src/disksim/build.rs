@@ -322,8 +322,14 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     // The disk's bulk transfer time, bounded below by the slowest instantiated bus on its path.
     let bulk_ms = disk.number_or("Bulk sector transfer time", 0.0)?;
     let (mut bus_read_ms, mut bus_write_ms) = (bulk_ms, bulk_ms);
+    // Where the read time in force is set, for the warning below.
+    let key_loc = |b: &Block, key: &str| b.get(key).map_or_else(|| b.loc.clone(), |v| v.loc.clone());
+    let mut bus_read_loc = key_loc(disk, "Bulk sector transfer time");
     for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
-        bus_read_ms = bus_read_ms.max(b.number_or("Read block transfer time", 0.0)?);
+        let read_ms = b.number_or("Read block transfer time", 0.0)?;
+        if read_ms > bus_read_ms {
+            (bus_read_ms, bus_read_loc) = (read_ms, key_loc(b, "Read block transfer time"));
+        }
         bus_write_ms = bus_write_ms.max(b.number_or("Write block transfer time", 0.0)?);
     }
     // The model paces a read's bus transfer block by block behind the media. That is DiskSim's behaviour only
@@ -332,9 +338,8 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     // "Hold bus entire read xfer" = 0, disconnects and reselects). Say so rather than model it silently.
     let media_ms_per_block = 60_000.0 / rpm / most_sectors_per_track as f64;
     if bus_read_ms < media_ms_per_block {
-        let loc = disk.get("Bulk sector transfer time").map(|v| v.loc.clone()).unwrap_or_else(|| Loc::file(parv));
         warnings.push(format!(
-            "{loc}: the bus moves a block in {bus_read_ms} ms, faster than the media ({media_ms_per_block:.4} ms a \
+            "{bus_read_loc}: the bus moves a block in {bus_read_ms} ms, faster than the media ({media_ms_per_block:.4} ms a \
              block in the densest zone); a read whose transfer catches up with the media is paced block by block \
              here, while DiskSim then waits for the high water mark again and, with 'Hold bus entire read xfer' = \
              0, disconnects and reselects: not modelled"
