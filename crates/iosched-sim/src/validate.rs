@@ -2,13 +2,39 @@
 //! request outstanding (the next issued its think time after the previous completes) and compare the
 //! distribution of simulated access times with the measured one by the demerit figure: the root-mean-square
 //! horizontal distance between the two distributions, sampled at quantiles 0.0001, 0.0002, ..., 1.0 with
-//! linear interpolation (Ruemmler and Wilkes; DiskSim's rms tool).
+//! linear interpolation (Ruemmler and Wilkes).
+//!
+//! DiskSim computes that figure on its printed distributions, not on the requests' times: each distribution is
+//! counted into the buckets its statdefs file defines (about 1 % of the value wide: 100 µs at 10 ms) and its
+//! `rms` tool (src/rms.c) interpolates linearly between the bucket bounds. [`Validation::rms_ms`] is that figure,
+//! the one to hold against DiskSim's; [`Validation::rms_exact_ms`] is the same distance between the requests'
+//! own times, which is stricter where the distributions are dense.
 
 use iosched_core::request::{Request, NOT_YET_NS};
 use iosched_core::rng::SimRng;
 use iosched_core::units::SECTOR_BYTES;
+use iosched_device::disksim::statdefs::{self, Distribution};
 use iosched_device::{Completion, Device};
 use iosched_workload::trace::disksim_validate::ValidateRecord;
+
+/// How DiskSim buckets the two access-time distributions it compares (from a statdefs file).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessTimeBuckets {
+    /// The simulated times' ("Physical access time").
+    pub simulated: Distribution,
+    /// The measured times' ("Trace access time").
+    pub measured: Distribution,
+}
+
+impl AccessTimeBuckets {
+    /// The buckets of the statdefs file DiskSim ships with its validated drives.
+    pub fn disksim() -> AccessTimeBuckets {
+        AccessTimeBuckets {
+            simulated: Distribution::disksim_access_time(statdefs::SIMULATED_ACCESS_TIME),
+            measured: Distribution::disksim_access_time(statdefs::MEASURED_ACCESS_TIME),
+        }
+    }
+}
 
 /// What a validation run gives.
 #[derive(Clone, Debug)]
@@ -16,15 +42,23 @@ pub struct Validation {
     /// Simulated access time of each request, ms, in trace order.
     pub simulated_ms: Vec<f64>,
     pub measured_ms: Vec<f64>,
+    /// DiskSim's demerit figure: between the two distributions as DiskSim buckets and prints them.
     pub rms_ms: f64,
+    /// The demerit between the requests' own times, not bucketed.
+    pub rms_exact_ms: f64,
 }
 
 impl Validation {
     /// Compare simulated access times (ms, in trace order) with the trace's measured ones.
-    pub fn new(simulated_ms: Vec<f64>, records: &[ValidateRecord]) -> Validation {
+    pub fn new(simulated_ms: Vec<f64>, records: &[ValidateRecord], buckets: &AccessTimeBuckets) -> Validation {
+        // As DiskSim reads them: the trace's microseconds divided by 1000.
         let measured_ms: Vec<f64> = records.iter().map(|r| r.measured_us / 1e3).collect();
-        let rms_ms = demerit(&simulated_ms, &measured_ms);
-        Validation { simulated_ms, measured_ms, rms_ms }
+        let rms_ms = demerit_of_printed(
+            &buckets.simulated.printed_cumulative(&simulated_ms),
+            &buckets.measured.printed_cumulative(&measured_ms),
+        );
+        let rms_exact_ms = demerit(&simulated_ms, &measured_ms);
+        Validation { simulated_ms, measured_ms, rms_ms, rms_exact_ms }
     }
 
     pub fn mean_simulated_ms(&self) -> f64 {
@@ -45,8 +79,8 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 /// Replay `records` on `device`, closed loop, one request outstanding, and compare with the measured times.
-pub fn validate(device: &mut dyn Device, records: &[ValidateRecord]) -> Validation {
-    Validation::new(replay(device, records), records)
+pub fn validate(device: &mut dyn Device, records: &[ValidateRecord], buckets: &AccessTimeBuckets) -> Validation {
+    Validation::new(replay(device, records), records, buckets)
 }
 
 /// Replay `records` on `device`, closed loop, one request outstanding: each request's access time, ms.
@@ -100,7 +134,7 @@ fn quantile(sorted: &[f64], p: f64) -> f64 {
     lo + (hi - lo) * (pos - (k - 1) as f64).clamp(0.0, 1.0)
 }
 
-/// DiskSim's demerit figure between two samples of access times (ms).
+/// The demerit figure between two samples of access times (ms), taken on the samples themselves.
 pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
     if a.is_empty() || b.is_empty() {
         return f64::NAN;
@@ -118,6 +152,40 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
         })
         .sum();
     (sum / POINTS as f64).sqrt()
+}
+
+/// The demerit figure as DiskSim's rms tool computes it from two printed distributions, (bound, cumulative
+/// fraction) points as [`Distribution::printed_cumulative`] gives them: at each quantile p = 0.0001, ..., 1.0,
+/// the bound where each distribution reaches p, interpolated linearly between the two points around it.
+/// (rms.c steps p by adding 0.0001, which drifts by about 1e-13; here p is i / 10000.) NaN when either is empty.
+pub fn demerit_of_printed(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return f64::NAN;
+    }
+    const POINTS: usize = 10_000;
+    let (mut ia, mut ib) = (0, 0);
+    let mut sum = 0.0;
+    for i in 1..=POINTS {
+        let p = i as f64 / POINTS as f64;
+        let d = reach(a, &mut ia, p) - reach(b, &mut ib, p);
+        sum += d * d;
+    }
+    (sum / POINTS as f64).sqrt()
+}
+
+/// Where the printed distribution `points` reaches fraction `p`, `from` being where the last (lower) p was
+/// found. rms.c interpolates from the point before the first that reaches p; before the first point, which no
+/// access time precedes (its bound is 0), the distribution is taken to start there.
+fn reach(points: &[(f64, f64)], from: &mut usize, p: f64) -> f64 {
+    while *from + 1 < points.len() && points[*from].1 < p {
+        *from += 1;
+    }
+    let (x1, y1) = points[*from];
+    if *from == 0 || y1 < p {
+        return x1;
+    }
+    let (x0, y0) = points[*from - 1];
+    x0 + (p - y0) / (y1 - y0) * (x1 - x0)
 }
 
 #[cfg(test)]
@@ -162,5 +230,37 @@ mod tests {
         let mut reversed = a.clone();
         reversed.reverse();
         assert!(demerit(&a, &reversed).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_printed_demerit_interpolates_between_bucket_bounds_as_disksims_rms_tool() {
+        // a reaches p at x = 2p; b at x = 1 + p (nothing below 1, then uniform up to 2).
+        let a = [(0.0, 0.0), (1.0, 0.5), (2.0, 1.0)];
+        let b = [(0.0, 0.0), (1.0, 0.0), (2.0, 1.0)];
+        assert_eq!(demerit_of_printed(&a, &a), 0.0);
+        // Distance 1 - p at p = i / N: sum (1 - i/N)^2 / N = (N - 1)(2N - 1) / (6 N^2).
+        let n: f64 = 10_000.0;
+        let want = ((n - 1.0) * (2.0 * n - 1.0) / (6.0 * n * n)).sqrt();
+        assert!((demerit_of_printed(&a, &b) - want).abs() < 1e-12, "{}", demerit_of_printed(&a, &b));
+        assert!(demerit_of_printed(&a, &[]).is_nan());
+    }
+
+    #[test]
+    fn bucketing_hides_differences_within_a_bucket_but_not_across_buckets() {
+        let buckets = AccessTimeBuckets::disksim();
+        let printed = |v: &[f64]| buckets.simulated.printed_cumulative(v);
+        // Around 10 ms the buckets are 100 µs wide ([9.969, 10.069) ms): times 30 µs apart inside one bucket
+        // print the same distribution, while their exact demerit is 30 µs.
+        let a: Vec<f64> = (0..1000).map(|i| 9.98 + i as f64 * 1e-5).collect();
+        let b: Vec<f64> = a.iter().map(|x| x + 0.03).collect();
+        assert_eq!(printed(&a), printed(&b));
+        assert!((demerit(&a, &b) - 0.03).abs() < 1e-9);
+        assert_eq!(demerit_of_printed(&printed(&a), &printed(&b)), 0.0);
+        // Moved by 200 µs they land two buckets on, in [10.170, 10.272): the printed distributions spread each
+        // over its bucket, so the distance is 0.201 ms between the buckets' starts plus up to 0.002 for the
+        // second bucket being 2 µs wider (0.202 in the mean square).
+        let c: Vec<f64> = a.iter().map(|x| x + 0.2).collect();
+        let d = demerit_of_printed(&printed(&a), &printed(&c));
+        assert!((d - 0.202).abs() < 0.0005, "{d}");
     }
 }

@@ -165,6 +165,13 @@ pub struct SweepArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "The demerit is computed as DiskSim's rms tool computes it: on the simulated and measured \
+access-time distributions counted into the buckets of the statdefs file the .parv names ('Stat definition file', \
+looked for next to the .parv; DiskSim's shipped buckets if it names none), interpolating between bucket bounds. \
+That is the figure to compare with DiskSim's. The same distance between the requests' own times, not bucketed, is \
+printed under it (rms_exact_ms in JSON).\n\
+Example: iosched validate --disksim ../shared/data/disksim/hp_c2247a.parv --trace \
+../shared/data/disksim/hp_c2247a.trace")]
 pub struct ValidateArgs {
     /// The drive: a DiskSim .parv file (its .diskspecs, .model and .seek files are found beside it)
     #[arg(long, value_name = "FILE.parv")]
@@ -175,7 +182,8 @@ pub struct ValidateArgs {
     /// Replay the trace this many times over (for measuring the simulation rate)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub repeat: u32,
-    /// Print JSON: rms_ms, mean_sim_ms, mean_measured_ms, requests, requests_per_s
+    /// Print JSON: rms_ms (DiskSim's figure), rms_exact_ms (not bucketed), statdefs, mean_sim_ms,
+    /// mean_measured_ms, requests, requests_per_s
     #[arg(long)]
     pub json: bool,
     /// Write each request's simulated and measured access time to this CSV file

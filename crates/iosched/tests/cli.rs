@@ -2,7 +2,7 @@
 //! status 2 for bad input.
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn iosched(args: &[&str]) -> Output {
@@ -218,6 +218,10 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
     assert_eq!(v["requests"], 10000);
     let rms = v["rms_ms"].as_f64().unwrap();
     assert!(rms > 0.0 && rms < 0.268, "{rms}");
+    // DiskSim's figure is bucketed as the statdefs the .parv names; the unbucketed one is near it, not equal.
+    let exact = v["rms_exact_ms"].as_f64().unwrap();
+    assert!(exact != rms && (exact - rms).abs() < 0.01, "{exact} against {rms}");
+    assert!(v["statdefs"].as_str().unwrap().ends_with("statdefs"), "{}", v["statdefs"]);
     let (sim, meas) = (v["mean_sim_ms"].as_f64().unwrap(), v["mean_measured_ms"].as_f64().unwrap());
     assert!((sim / meas - 1.0).abs() < 0.05, "{sim} vs {meas}");
     assert!(v["requests_per_s"].as_f64().unwrap() > 0.0);
@@ -244,6 +248,8 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
         (j["rms_min_ms"].as_f64().unwrap(), j["rms_mean_ms"].as_f64().unwrap(), j["rms_max_ms"].as_f64().unwrap());
     assert!(lo < hi && lo <= mean && mean <= hi, "{j}");
     assert!((mean / rms - 1.0).abs() < 0.1, "jittered mean {mean} against {rms}");
+    let exact_mean = j["rms_exact_mean_ms"].as_f64().unwrap();
+    assert!(exact_mean != mean && (exact_mean / exact - 1.0).abs() < 0.1, "{j}");
     assert_eq!(spread(), j, "deterministic");
     assert!(csv.starts_with("index,op,block,blocks,simulated_ms,measured_ms\n1,write,"), "{}", &csv[..80]);
 }
@@ -271,6 +277,42 @@ fn validate_and_hdd_specs_reject_bad_input() {
         &["validate", "--disksim", "/nonexistent/x.parv", "--trace", bad_trace.to_str().unwrap()],
         "cannot read /nonexistent/x.parv",
     );
+    // The statdefs file the .parv names: missing, or with a broken entry, or not named at all.
+    let copy = |name: &str, parv_edit: &dyn Fn(&str) -> String, statdefs: Option<&str>| {
+        let dir = std::env::temp_dir().join(format!("iosched-statdefs-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["hp_c2247a.parv", "hp_c2247a.diskspecs", "hp_c2247a_validate.model"] {
+            let text = std::fs::read_to_string(d.join(f)).unwrap();
+            std::fs::write(dir.join(f), if f.ends_with(".parv") { parv_edit(&text) } else { text }).unwrap();
+        }
+        if let Some(text) = statdefs {
+            std::fs::write(dir.join("statdefs"), text).unwrap();
+        }
+        dir.join("hp_c2247a.parv")
+    };
+    let shipped = std::fs::read_to_string(d.join("statdefs")).unwrap();
+    let run = |parv: &Path| {
+        iosched(&["validate", "--disksim", parv.to_str().unwrap(), "--trace", good_trace.to_str().unwrap(), "--json"])
+    };
+    let missing = copy("missing", &|t| t.to_string(), None);
+    assert_bad_input(
+        &["validate", "--disksim", missing.to_str().unwrap(), "--trace", good_trace.to_str().unwrap()],
+        "hp_c2247a.parv:5: cannot read statdefs file",
+    );
+    let broken = copy("broken", &|t| t.to_string(), Some(&shipped.replace("Start 0  step 1  grow 1", "Start 0")));
+    let out = run(&broken);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let line = shipped.lines().position(|l| l == "Physical access time").unwrap() + 4;
+    assert!(
+        stderr(&out).contains(&format!("statdefs:{line}: expected 'Start a step b grow c' (whole numbers), found")),
+        "{}",
+        stderr(&out)
+    );
+    let unnamed = copy("unnamed", &|t| t.replace("Stat definition file = statdefs", ""), None);
+    let out = run(&unnamed);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("names no 'Stat definition file'"), "{}", stderr(&out));
+    assert!(serde_json::from_slice::<Value>(&out.stdout).unwrap()["statdefs"].is_null());
     let good = job_file("hddgood.fio", "[r]\nrw=randread\nnumber_ios=10\n");
     assert_bad_input(&["sim", good.to_str().unwrap(), "--device", "hdd:sata9000"], "unknown hdd preset 'sata9000'");
     assert_bad_input(

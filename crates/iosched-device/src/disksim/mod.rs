@@ -1,5 +1,6 @@
-//! DiskSim 4.0 drive files: the parameter syntax ([`params`]) and the hard-disk model they describe
-//! ([`build`]).
+//! DiskSim 4.0 drive files: the parameter syntax ([`params`]), the hard-disk model they describe ([`build`])
+//! and the statistic distributions DiskSim's demerit figure is computed from ([`statdefs`]).
 
 pub mod build;
 pub mod params;
+pub mod statdefs;

@@ -198,7 +198,7 @@ fn lexer_for(path: &Path, text: &str) -> Lexer {
 }
 
 /// A `source` path, relative to the including file's folder.
-fn resolve(including: &Path, name: &str) -> PathBuf {
+pub(crate) fn resolve(including: &Path, name: &str) -> PathBuf {
     let p = Path::new(name);
     if p.is_absolute() {
         p.to_path_buf()
