@@ -42,7 +42,7 @@ pub struct Validation {
     /// Simulated access time of each request, ms, in trace order.
     pub simulated_ms: Vec<f64>,
     pub measured_ms: Vec<f64>,
-    /// DiskSim's demerit figure: between the two distributions as DiskSim buckets and prints them.
+    /// The demerit as DiskSim computes it: between the two distributions as DiskSim buckets and prints them.
     pub rms_ms: f64,
     /// The demerit between the requests' own times, not bucketed.
     pub rms_exact_ms: f64,

@@ -182,7 +182,7 @@ pub struct ValidateArgs {
     /// Replay the trace this many times over (for measuring the simulation rate)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub repeat: u32,
-    /// Print JSON: rms_ms (DiskSim's figure), rms_exact_ms (not bucketed), statdefs, mean_sim_ms,
+    /// Print JSON: rms_ms (computed as DiskSim does), rms_exact_ms (not bucketed), statdefs, mean_sim_ms,
     /// mean_measured_ms, requests, requests_per_s
     #[arg(long)]
     pub json: bool,

@@ -128,7 +128,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             Some(p) => format!("bucketed as {} says", p.display()),
             None => "bucketed as DiskSim's shipped statdefs".to_string(),
         };
-        println!("demerit    {rms:.4} ms (DiskSim's figure: access-time distributions {bucketed_as})");
+        println!("demerit    {rms:.4} ms (as DiskSim computes it: access-time distributions {bucketed_as})");
         println!("           {:.4} ms (the requests' own times, not bucketed)", v.rms_exact_ms);
         println!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
         println!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
