@@ -297,7 +297,10 @@ fn validate_and_hdd_specs_reject_bad_input() {
     let missing = copy("missing", &|t| t.to_string(), None);
     assert_bad_input(
         &["validate", "--disksim", missing.to_str().unwrap(), "--trace", good_trace.to_str().unwrap()],
-        "hp_c2247a.parv:5: cannot read statdefs file",
+        &format!(
+            "hp_c2247a.parv:5: Stat definition file {}: cannot read statdefs file",
+            missing.with_file_name("statdefs").display()
+        ),
     );
     let broken = copy("broken", &|t| t.to_string(), Some(&shipped.replace("Start 0  step 1  grow 1", "Start 0")));
     let out = run(&broken);

@@ -164,7 +164,7 @@ pub fn file_named_in(file: &ParamFile) -> Result<Option<(PathBuf, Loc)>, ParamEr
 /// The distribution called `name` in the statdefs file at `path` (`named_at`: where a .parv names the file).
 pub fn read(path: &Path, name: &str, named_at: Option<&Loc>) -> Result<Distribution, ParamError> {
     let text = read_text(path, "statdefs file").map_err(|e| match named_at {
-        Some(at) => ParamError::new(at.clone(), format!("{} (named here)", e.message)),
+        Some(at) => ParamError::new(at.clone(), format!("Stat definition file {}: {}", path.display(), e.message)),
         None => e,
     })?;
     parse(&text, path, name)
