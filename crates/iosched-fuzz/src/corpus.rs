@@ -24,6 +24,8 @@ fn text_samples(target: &str) -> Vec<&'static str> {
         "mqsim" => vec!["11413000 0 657728 16 1\n11565000 1 31244784 64 0\n"],
         "iolog2" => vec!["fio version 2 iolog\n/dev/sda add\n/dev/sda open\n/dev/sda read 4096 4096\n/dev/sda wait 500 0\n/dev/sda sync 0 0\n"],
         "iolog3" => vec!["fio version 3 iolog\n0 f add\n10 f open\n20 f write 0 4096\n1020 f trim 0 4096\n"],
+        "statdefs" => vec!["Trace access time\nDistribution size: 20\nScale/Equals: 2/1\nStart 0  step 3  grow 0\n\n\
+                            Physical access time\nDistribution size: 40\nScale/Equals: 1000/0\nStart 0  step 1  grow 1\n"],
         _ => Vec::new(),
     }
 }
@@ -35,6 +37,7 @@ fn data_files(target: &str) -> Vec<Vec<u8>> {
         "fio" => ("fio-examples", "fio"),
         "mqsim" => ("mqsim", "trace"),
         "disksim-validate" => ("disksim", "trace"),
+        "statdefs" => return std::fs::read(root.join("disksim/statdefs")).into_iter().collect(),
         _ => return Vec::new(),
     };
     let Ok(entries) = std::fs::read_dir(root.join(dir)) else { return Vec::new() };

@@ -2,6 +2,7 @@
 //! bug the fuzzer looks for. Errors must name the input's file, which is checked here.
 
 use iosched_core::registry;
+use iosched_device::disksim::statdefs;
 use iosched_device::parse_spec;
 use iosched_sim::{simulate, Replay, SimConfig, Workload};
 use iosched_workload::fio;
@@ -60,6 +61,21 @@ fn trace_target(format: Format, input: &[u8]) {
     }
 }
 
+/// A DiskSim statdefs file: both access-time distributions read, and on success values from far below to far
+/// above the buckets counted and printed.
+fn statdefs_target(input: &[u8]) {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    for name in [statdefs::SIMULATED_ACCESS_TIME, statdefs::MEASURED_ACCESS_TIME] {
+        match statdefs::parse(text, std::path::Path::new(FILE), name) {
+            Ok(d) => {
+                let printed = d.printed_cumulative(&[-1e12, -1.0, 0.0, 0.0999, 15.3, 1e12, f64::NAN]);
+                assert!(printed.last().is_some_and(|p| p.1 >= 1.0), "the printed distribution reaches 1");
+            }
+            Err(e) => check_error(&e),
+        }
+    }
+}
+
 fn detect_target(input: &[u8]) {
     if let Some(format) = trace::detect(input) {
         trace_target(format, input);
@@ -71,6 +87,7 @@ macro_rules! trace_targets {
         &[
             Target { name: "fio", run: fio_target },
             Target { name: "detect", run: detect_target },
+            Target { name: "statdefs", run: statdefs_target },
             $(Target { name: $name, run: |input| trace_target($format, input) },)*
         ]
     };

@@ -64,12 +64,18 @@ impl Distribution {
                 SMALL_BUCKETS + 1
             ));
         }
-        if scale < 1 {
-            return Err(format!("scale {scale}: expected a whole number of at least 1"));
+        // DiskSim reads these into C ints.
+        let int = 1..=i64::from(i32::MAX);
+        if !int.contains(&scale) {
+            return Err(format!("scale {scale}: expected a whole number from 1 to 2^31 - 1"));
         }
-        if step < 1 || grow_percent < 0 {
+        if equals > buckets {
+            return Err(format!("equals {equals}: expected at most the {buckets} buckets"));
+        }
+        if !int.contains(&step) || !(0..=i64::from(i32::MAX)).contains(&grow_percent) || start.abs() > *int.end() {
             return Err(format!(
-                "step {step}, grow {grow_percent}: expected a step of at least 1 and a growth of at least 0 %"
+                "start {start}, step {step}, grow {grow_percent}: expected a start within ±2^31, a step of at least \
+                 1 and a growth of at least 0 %"
             ));
         }
         // Bucket i's bound is the one before plus the step plus grow % of it (whole units), as DiskSim prints
@@ -101,9 +107,12 @@ impl Distribution {
             return 0;
         }
         if !self.growing {
-            // Equal steps: the bucket is found by division. The first `equals` bounds count exact hits there.
+            // Equal steps: the bucket is found by division. The first `equals` bounds count exact hits there, in
+            // bucket value / step: DiskSim's rule, right for a start of 0 (else it can point outside the buckets,
+            // so it is kept inside them here).
             let exact = self.equals > 0 && v <= start + step * (self.equals as i64 - 1) && (v - start) % step == 0;
-            return if exact { (v / step) as usize } else { (((v - start) / step + 1) as usize).min(last) };
+            let i = if exact { v / step } else { (v - start) / step + 1 };
+            return (i.max(0) as usize).min(last);
         }
         if let Some(i) = b[..self.equals.min(b.len())].iter().position(|&x| x == v) {
             return i;
@@ -259,6 +268,9 @@ mod tests {
         // Equal steps with exact buckets first: with equals 2, values 0 and 2 count where their bound is.
         let e = Distribution::from_steps("t", 20, 1, 2, 0, 2, 0).unwrap();
         assert_eq!((e.bucket_of(0.0), e.bucket_of(2.0), e.bucket_of(3.0)), (0, 1, 2));
+        // DiskSim's exact-bucket rule divides the value by the step whatever the start: kept inside the buckets.
+        let odd = Distribution::from_steps("t", 20, 1, 2, -10, 5, 0).unwrap();
+        assert_eq!((odd.bucket_of(-10.0), odd.bucket_of(-5.0), odd.bucket_of(-4.0)), (0, 0, 2));
         let g = Distribution::from_steps("t", 20, 1, 1, 0, 1, 50).unwrap();
         assert_eq!(&g.bounds_scaled[..5], &[0, 1, 2, 4, 7]);
         assert_eq!((g.bucket_of(0.0), g.bucket_of(5.0)), (0, 4), "0 exactly in bucket 0, 5 below 7");
@@ -287,6 +299,8 @@ mod tests {
         assert!(err(&bad_scale, SIMULATED_ACCESS_TIME).starts_with("statdefs:9: expected 'Scale/Equals: S/E'"));
         let truncated = &text[..text.find("Scale/Equals: 1000").unwrap()];
         assert!(err(truncated, SIMULATED_ACCESS_TIME).contains("ends early: expected 'Scale/Equals: S/E'"));
+        let huge = text.replace("grow 1", "grow 99999999999");
+        assert!(err(&huge, SIMULATED_ACCESS_TIME).contains("expected a start within"), "{}", err(&huge, "x"));
         let overflow = text.replace("grow 1", "grow 50");
         assert!(err(&overflow, SIMULATED_ACCESS_TIME).contains("pass 2^31"), "{}", err(&overflow, "x"));
     }
