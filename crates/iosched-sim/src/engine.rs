@@ -811,7 +811,6 @@ impl Engine {
         SimOutput { result, log: self.log.take().unwrap_or_default() }
     }
 
-    /// The report: at the end of the run, or (`so_far`) of a run still going, with every job's time up to now.
     /// Every source as a flow of the live view (sources that are a group of clones count as one).
     fn snapshot(&self) -> FlowsSnapshot {
         let mut in_flight = vec![0u32; self.sources.len()];
@@ -847,6 +846,7 @@ impl Engine {
         }
     }
 
+    /// The report: at the end of the run, or (`so_far`) of a run still going, with every job's time up to now.
     fn result(&self, so_far: bool) -> RunResult {
         // One report per source, except that a group_reporting group's jobs become one, named after its first,
         // over the union of their times, with the first failure among them.

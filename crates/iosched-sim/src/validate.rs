@@ -13,28 +13,9 @@
 use iosched_core::request::{Request, NOT_YET_NS};
 use iosched_core::rng::SimRng;
 use iosched_core::units::SECTOR_BYTES;
-use iosched_device::disksim::statdefs::{self, Distribution};
+pub use iosched_device::disksim::statdefs::AccessTimeBuckets;
 use iosched_device::{Completion, Device};
 use iosched_workload::trace::disksim_validate::ValidateRecord;
-
-/// How DiskSim buckets the two access-time distributions it compares (from a statdefs file).
-#[derive(Clone, Debug, PartialEq)]
-pub struct AccessTimeBuckets {
-    /// The simulated times' ("Physical access time").
-    pub simulated: Distribution,
-    /// The measured times' ("Trace access time").
-    pub measured: Distribution,
-}
-
-impl AccessTimeBuckets {
-    /// The buckets of the statdefs file DiskSim ships with its validated drives.
-    pub fn disksim() -> AccessTimeBuckets {
-        AccessTimeBuckets {
-            simulated: Distribution::disksim_access_time(statdefs::SIMULATED_ACCESS_TIME),
-            measured: Distribution::disksim_access_time(statdefs::MEASURED_ACCESS_TIME),
-        }
-    }
-}
 
 /// What a validation run gives.
 #[derive(Clone, Debug)]
@@ -155,7 +136,7 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// The demerit figure as DiskSim's rms tool computes it from two printed distributions, (bound, cumulative
-/// fraction) points as [`Distribution::printed_cumulative`] gives them: at each quantile p = 0.0001, ..., 1.0,
+/// fraction) points as `statdefs::Distribution::printed_cumulative` gives them: at each quantile p = 0.0001, ..., 1.0,
 /// the bound where each distribution reaches p, interpolated linearly between the two points around it.
 /// (rms.c steps p by adding 0.0001, which drifts by about 1e-13; here p is i / 10000.) NaN when either is empty.
 pub fn demerit_of_printed(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {

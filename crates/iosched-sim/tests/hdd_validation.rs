@@ -3,7 +3,6 @@
 
 use iosched_device::disksim::build;
 use iosched_device::disksim::params::read_file;
-use iosched_device::disksim::statdefs::{self, MEASURED_ACCESS_TIME, SIMULATED_ACCESS_TIME};
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::load_spec;
 use iosched_sim::validate::{validate, AccessTimeBuckets, Validation};
@@ -17,9 +16,8 @@ fn validated(dir: &Path, drive: &str) -> Validation {
     let parv = dir.join(format!("{drive}.parv"));
     let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
     let built = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}"));
-    let (statdefs_file, named_at) = statdefs::file_named_in(&file).unwrap().expect("the drive names its statdefs");
-    let read = |name| statdefs::read(&statdefs_file, name, Some(&named_at)).unwrap_or_else(|e| panic!("{e}"));
-    let buckets = AccessTimeBuckets { simulated: read(SIMULATED_ACCESS_TIME), measured: read(MEASURED_ACCESS_TIME) };
+    let (buckets, _) =
+        AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("the drive names its statdefs");
     assert_eq!(buckets, AccessTimeBuckets::disksim(), "the shared statdefs has DiskSim's shipped buckets");
     let records = disksim_validate::read(&dir.join(format!("{drive}.trace"))).unwrap();
     let v = validate(&mut Hdd::new(built.params), &records, &buckets);

@@ -28,7 +28,6 @@ const MAX_BUCKETS: usize = 1_000_000;
 /// A statistic's distribution as a statdefs file defines it (large form).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Distribution {
-    pub name: String,
     /// Values are multiplied by this and truncated to a whole number before being counted.
     pub scale: i64,
     /// The first `equals` buckets count only values equal to their bound.
@@ -43,13 +42,12 @@ pub struct Distribution {
 impl Distribution {
     /// The definition of the access-time distributions in the statdefs file DiskSim ships with its validated
     /// drives: 1750 buckets, scale 1000 (µs for values in ms), start 0, step 1, grow 1 %.
-    pub fn disksim_access_time(name: &str) -> Distribution {
-        Distribution::from_steps(name, 1750, 1000, 0, 0, 1, 1).expect("the shipped definition is valid")
+    pub fn disksim_access_time() -> Distribution {
+        Distribution::from_steps(1750, 1000, 0, 0, 1, 1).expect("the shipped definition is valid")
     }
 
     /// A large distribution from the numbers of its statdefs entry, or what is wrong with them.
     pub fn from_steps(
-        name: &str,
         buckets: usize,
         scale: i64,
         equals: usize,
@@ -57,13 +55,7 @@ impl Distribution {
         step: i64,
         grow_percent: i64,
     ) -> Result<Distribution, String> {
-        if !(SMALL_BUCKETS < buckets && buckets <= MAX_BUCKETS) {
-            return Err(format!(
-                "{buckets} buckets: expected {} to {MAX_BUCKETS} (DiskSim prints distributions of {SMALL_BUCKETS} \
-                 buckets or fewer as a table its rms tool cannot read)",
-                SMALL_BUCKETS + 1
-            ));
-        }
+        check_bucket_count(buckets)?;
         // DiskSim reads these into C ints.
         let int = 1..=i64::from(i32::MAX);
         if !int.contains(&scale) {
@@ -93,7 +85,7 @@ impl Distribution {
             bounds_scaled.push(bound);
             bound += step + bound.abs() * grow_percent / 100;
         }
-        Ok(Distribution { name: name.to_string(), scale, equals, bounds_scaled, growing: grow_percent > 0 })
+        Ok(Distribution { scale, equals, bounds_scaled, growing: grow_percent > 0 })
     }
 
     /// The bucket DiskSim counts `value` in.
@@ -154,14 +146,58 @@ impl Distribution {
     }
 }
 
+/// Whether DiskSim keeps a distribution of `buckets` buckets in the large form its rms tool can read.
+fn check_bucket_count(buckets: usize) -> Result<(), String> {
+    if SMALL_BUCKETS < buckets && buckets <= MAX_BUCKETS {
+        return Ok(());
+    }
+    Err(format!(
+        "{buckets} buckets: expected {} to {MAX_BUCKETS} (DiskSim prints distributions of {SMALL_BUCKETS} buckets or \
+         fewer as a table its rms tool cannot read)",
+        SMALL_BUCKETS + 1
+    ))
+}
+
 fn round_to(x: f64, decimals: i32) -> f64 {
     let f = 10f64.powi(decimals);
     (x * f).round() / f
 }
 
-/// The statdefs file a `.parv` names ("Stat definition file" in its `disksim_global` block), resolved relative
-/// to the file that names it, with where it is named; None when the file names none.
-pub fn file_named_in(file: &ParamFile) -> Result<Option<(PathBuf, Loc)>, ParamError> {
+/// The two distributions DiskSim's rms tool compares, as a statdefs file buckets them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccessTimeBuckets {
+    /// The simulated times' ("Physical access time").
+    pub simulated: Distribution,
+    /// The measured times' ("Trace access time").
+    pub measured: Distribution,
+}
+
+impl AccessTimeBuckets {
+    /// The buckets of the statdefs file DiskSim ships with its validated drives.
+    pub fn disksim() -> AccessTimeBuckets {
+        AccessTimeBuckets {
+            simulated: Distribution::disksim_access_time(),
+            measured: Distribution::disksim_access_time(),
+        }
+    }
+
+    /// The buckets of the statdefs file a `.parv` names ("Stat definition file" in its `disksim_global` block,
+    /// resolved relative to the file that names it) and that file's path; None when the `.parv` names none.
+    pub fn named_in(file: &ParamFile) -> Result<Option<(AccessTimeBuckets, PathBuf)>, ParamError> {
+        let Some((path, named_at)) = file_named_in(file)? else { return Ok(None) };
+        let text = read_text(&path, "statdefs file").map_err(|e| {
+            ParamError::new(named_at, format!("Stat definition file {}: {}", path.display(), e.message))
+        })?;
+        let buckets = AccessTimeBuckets {
+            simulated: parse(&text, &path, SIMULATED_ACCESS_TIME)?,
+            measured: parse(&text, &path, MEASURED_ACCESS_TIME)?,
+        };
+        Ok(Some((buckets, path)))
+    }
+}
+
+/// The statdefs file a `.parv` names, with where it is named.
+fn file_named_in(file: &ParamFile) -> Result<Option<(PathBuf, Loc)>, ParamError> {
     let Some(global) = file.blocks.iter().find(|b| b.type_name == "disksim_global") else { return Ok(None) };
     if global.get("Stat definition file").is_none() {
         return Ok(None);
@@ -170,16 +206,7 @@ pub fn file_named_in(file: &ParamFile) -> Result<Option<(PathBuf, Loc)>, ParamEr
     Ok(Some((super::params::resolve(Path::new(&loc.file), name), loc.clone())))
 }
 
-/// The distribution called `name` in the statdefs file at `path` (`named_at`: where a .parv names the file).
-pub fn read(path: &Path, name: &str, named_at: Option<&Loc>) -> Result<Distribution, ParamError> {
-    let text = read_text(path, "statdefs file").map_err(|e| match named_at {
-        Some(at) => ParamError::new(at.clone(), format!("Stat definition file {}: {}", path.display(), e.message)),
-        None => e,
-    })?;
-    parse(&text, path, name)
-}
-
-/// [`read`] on text already read.
+/// The distribution called `name` in the text of the statdefs file at `path`.
 pub fn parse(text: &str, path: &Path, name: &str) -> Result<Distribution, ParamError> {
     let at = |line: usize| Loc::new(path.display().to_string(), line);
     let lines: Vec<&str> = text.lines().collect();
@@ -211,10 +238,7 @@ pub fn parse(text: &str, path: &Path, name: &str) -> Result<Distribution, ParamE
                 format!("expected 'Scale/Equals: S/E' (whole numbers), found '{scale_line}'"),
             )
         })?;
-    if buckets <= SMALL_BUCKETS {
-        return Distribution::from_steps(name, buckets, scale, equals, 0, 1, 0)
-            .map_err(|e| ParamError::new(at(first + 2), format!("'{name}': {e}")));
-    }
+    check_bucket_count(buckets).map_err(|e| ParamError::new(at(first + 2), format!("'{name}': {e}")))?;
     let steps_line = line(first + 3, "'Start a step b grow c'")?;
     let words: Vec<&str> = steps_line.split_whitespace().collect();
     let steps = match words.as_slice() {
@@ -227,7 +251,7 @@ pub fn parse(text: &str, path: &Path, name: &str) -> Result<Distribution, ParamE
             format!("expected 'Start a step b grow c' (whole numbers), found '{steps_line}'"),
         )
     })?;
-    Distribution::from_steps(name, buckets, scale, equals, start, step, grow)
+    Distribution::from_steps(buckets, scale, equals, start, step, grow)
         .map_err(|e| ParamError::new(at(first + 4), format!("'{name}': {e}")))
 }
 
@@ -237,7 +261,7 @@ mod tests {
 
     #[test]
     fn the_shipped_access_time_buckets_are_one_microsecond_then_one_percent() {
-        let d = Distribution::disksim_access_time(SIMULATED_ACCESS_TIME);
+        let d = Distribution::disksim_access_time();
         let b = &d.bounds_scaled;
         assert_eq!(b.len(), 1750);
         assert_eq!(&b[..4], &[0, 1, 2, 3]);
@@ -257,21 +281,21 @@ mod tests {
 
     #[test]
     fn the_printed_distribution_is_cumulative_and_stops_at_one() {
-        let d = Distribution::from_steps("t", 20, 1, 0, 0, 2, 0).unwrap();
+        let d = Distribution::from_steps(20, 1, 0, 0, 2, 0).unwrap();
         // Bounds 0, 2, 4, ...; values 1 and 3 and 3.5: below 2 one third, below 4 all.
         let p = d.printed_cumulative(&[1.0, 3.0, 3.5]);
         assert_eq!(p, vec![(0.0, 0.0), (2.0, 0.333333), (4.0, 1.0)]);
         assert!(d.printed_cumulative(&[]).is_empty());
         // Scaled bounds print with three decimals: 1/3 ms steps.
-        let s = Distribution::from_steps("t", 20, 3, 0, 0, 1, 0).unwrap();
+        let s = Distribution::from_steps(20, 3, 0, 0, 1, 0).unwrap();
         assert_eq!(s.printed_cumulative(&[0.5])[..3], [(0.0, 0.0), (0.333, 0.0), (0.667, 1.0)]);
         // Equal steps with exact buckets first: with equals 2, values 0 and 2 count where their bound is.
-        let e = Distribution::from_steps("t", 20, 1, 2, 0, 2, 0).unwrap();
+        let e = Distribution::from_steps(20, 1, 2, 0, 2, 0).unwrap();
         assert_eq!((e.bucket_of(0.0), e.bucket_of(2.0), e.bucket_of(3.0)), (0, 1, 2));
         // DiskSim's exact-bucket rule divides the value by the step whatever the start: kept inside the buckets.
-        let odd = Distribution::from_steps("t", 20, 1, 2, -10, 5, 0).unwrap();
+        let odd = Distribution::from_steps(20, 1, 2, -10, 5, 0).unwrap();
         assert_eq!((odd.bucket_of(-10.0), odd.bucket_of(-5.0), odd.bucket_of(-4.0)), (0, 0, 2));
-        let g = Distribution::from_steps("t", 20, 1, 1, 0, 1, 50).unwrap();
+        let g = Distribution::from_steps(20, 1, 1, 0, 1, 50).unwrap();
         assert_eq!(&g.bounds_scaled[..5], &[0, 1, 2, 4, 7]);
         assert_eq!((g.bucket_of(0.0), g.bucket_of(5.0)), (0, 4), "0 exactly in bucket 0, 5 below 7");
     }
@@ -282,7 +306,7 @@ mod tests {
         let text = "\nQueue time\nDistribution size: 10\nScale/Equals: 1/0\n5 10 20 40 60 90 120 150 200\n\n\
                     Physical access time\nDistribution size: 1750\nScale/Equals: 1000/0\nStart 0  step 1  grow 1\n";
         let d = parse(text, path, SIMULATED_ACCESS_TIME).unwrap();
-        assert_eq!(d, Distribution::disksim_access_time(SIMULATED_ACCESS_TIME));
+        assert_eq!(d, Distribution::disksim_access_time());
         let err = |text: &str, name: &str| parse(text, path, name).unwrap_err().to_string();
         assert_eq!(
             err(text, MEASURED_ACCESS_TIME),

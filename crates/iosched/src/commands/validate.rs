@@ -6,9 +6,8 @@
 
 use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
-use iosched_device::disksim::build;
+use iosched_device::disksim::build::{self, Built};
 use iosched_device::disksim::params::read_file;
-use iosched_device::disksim::statdefs::{self, MEASURED_ACCESS_TIME, SIMULATED_ACCESS_TIME};
 use iosched_device::hdd::disk::Hdd;
 use iosched_sim::validate::{jittered, replay, AccessTimeBuckets, Validation};
 use iosched_workload::trace::disksim_validate;
@@ -18,15 +17,9 @@ use std::time::Instant;
 
 pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let file = read_file(&args.disksim).map_err(bad)?;
-    let built = build::build(&file, &args.disksim).map_err(bad)?;
-    let mut warnings = built.warnings.clone();
-    let (buckets, statdefs_file) = match statdefs::file_named_in(&file).map_err(bad)? {
-        Some((path, named_at)) => {
-            let read = |name| statdefs::read(&path, name, Some(&named_at)).map_err(bad);
-            let buckets =
-                AccessTimeBuckets { simulated: read(SIMULATED_ACCESS_TIME)?, measured: read(MEASURED_ACCESS_TIME)? };
-            (buckets, Some(path))
-        }
+    let Built { params, mut warnings } = build::build(&file, &args.disksim).map_err(bad)?;
+    let (buckets, statdefs_file) = match AccessTimeBuckets::named_in(&file).map_err(bad)? {
+        Some((buckets, path)) => (buckets, Some(path)),
         None => {
             warnings.push(format!(
                 "{} names no 'Stat definition file': the demerit uses the access-time buckets of the statdefs \
@@ -37,7 +30,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
     };
     let records = disksim_validate::read(&args.trace).map_err(bad)?;
-    let blocks = built.params.layout.blocks();
+    let blocks = params.layout.blocks();
     if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block + r.blocks > blocks) {
         return Err(bad(format!(
             "{}:{}: blocks {}+{} are past the drive's {blocks} blocks",
@@ -58,7 +51,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let mut first = None;
     for _ in 0..args.repeat {
         // Each pass on a fresh drive: the trace's times start from zero again.
-        let mut disk = Hdd::new(built.params.clone());
+        let mut disk = Hdd::new(params.clone());
         let simulated = replay(&mut disk, &records);
         first.get_or_insert(simulated);
     }
@@ -87,7 +80,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let spread = args.jitter_us.map(|jitter_us| {
         let runs: Vec<Validation> = (0..args.seeds as u64)
             .map(|seed| {
-                let mut disk = Hdd::new(built.params.clone());
+                let mut disk = Hdd::new(params.clone());
                 Validation::new(replay(&mut disk, &jittered(&records, jitter_us, seed)), &records, &buckets)
             })
             .collect();
