@@ -189,6 +189,8 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let scheme = lay.int("Sparing scheme used", 0, 10)?;
     let sparing = Sparing::from_disksim(scheme, range).expect("0-10 checked above");
     let mut zones = Vec::new();
+    // The zone that reaches furthest: its last cylinder and where that is said.
+    let mut furthest: Option<(u32, Loc)> = None;
     for item in lay.list("Zones")? {
         let Value::Block(z) = &item.value else {
             return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.describe())));
@@ -201,9 +203,15 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
                 "defects: expected pairs (defect, spare), found an odd count".into(),
             ));
         }
+        let last = z.int("Last cylinder number", 0, i32::MAX as i64)? as u32;
+        if furthest.as_ref().is_none_or(|(f, _)| last > *f) {
+            furthest = Some((last, z.get("Last cylinder number").expect("read above").loc.clone()));
+        }
         zones.push(Zone {
-            first_cylinder: z.int("First cylinder number", 0, cylinders as i64 - 1)? as u32,
-            last_cylinder: z.int("Last cylinder number", 0, cylinders as i64 - 1)? as u32,
+            // DiskSim checks only that a zone's cylinders are not negative: the zones, not "Number of cylinders",
+            // say where the blocks are (a zone past that number is warned about below).
+            first_cylinder: z.int("First cylinder number", 0, i32::MAX as i64)? as u32,
+            last_cylinder: last,
             sectors_per_track: z.int("Blocks per track", 1, 1 << 20)? as u32,
             first_block_offset_sectors: z.number_or("Offset of first block", 0.0)?,
             deadspace_sectors: z.int_or("Empty space at zone front", 0, i64::MAX, 0)? as u64,
@@ -216,7 +224,18 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     }
     let zones_loc = lay.get("Zones").expect("read above").loc.clone();
     let most_sectors_per_track = zones.iter().map(|z| z.sectors_per_track).max().unwrap_or(1);
-    let layout = Layout::new(surfaces, cylinders, mapping, sparing, zones).map_err(|e| err(&zones_loc, e.0))?;
+    // The geometry is the zones' (as in DiskSim's layout); "Number of cylinders" still scales the seek curves
+    // that take it, as DiskSim's do.
+    let zone_cylinders = furthest.as_ref().map_or(0, |(last, _)| last + 1);
+    if let Some((last, loc)) = furthest.filter(|(last, _)| *last >= cylinders) {
+        warnings.push(format!(
+            "{loc}: a zone ends at cylinder {last} but 'Number of cylinders' = {cylinders}; the zones' {} \
+             cylinders are used, as DiskSim does",
+            last + 1
+        ));
+    }
+    let layout = Layout::new(surfaces, cylinders.max(zone_cylinders), mapping, sparing, zones)
+        .map_err(|e| err(&zones_loc, e.0))?;
     let stated = model.int_or("Block count", 0, i64::MAX, 0)? as u64;
     if stated != 0 && stated != layout.blocks() {
         warnings.push(format!(
