@@ -3,7 +3,7 @@
 //! `ssd:nvme` or `ssd:netflix` with keys such as `capacity_gib`, `op`, `precondition=fresh|steady`.
 
 use crate::device::Device;
-use crate::hdd::disk::{Hdd, HddParams};
+use crate::hdd::disk::{Hdd, HddParams, Refinements};
 use crate::simple::{SimpleDevice, SimpleParams};
 use iosched_core::units;
 use std::path::Path;
@@ -31,17 +31,11 @@ pub const SIMPLE_KEYS: &[(&str, &str)] = &[
 /// Build the device a spec names, with any warnings met reading its files.
 pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
-    let mut parts = spec.split(',');
-    let head = parts.next().unwrap_or("").trim();
+    let (head, pairs) = split_keys(spec).map_err(err)?;
     let (kind, preset) = match head.split_once(':') {
         Some((k, p)) => (k, Some(p)),
         None => (head, None),
     };
-    let mut pairs = Vec::new();
-    for part in parts {
-        let (key, value) = part.split_once('=').ok_or_else(|| err(format!("expected key=value, found '{part}'")))?;
-        pairs.push((key.trim(), value.trim()));
-    }
     let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET";
     match (kind, preset) {
         ("simple", None) => Ok((Box::new(SimpleDevice::new(simple_params(&pairs).map_err(err)?)), Vec::new())),
@@ -66,6 +60,21 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
         (other, _) => Err(err(format!("unknown device kind '{other}'; {available}"))),
     }
+}
+
+/// A spec's `key=value` settings, in order.
+pub type Settings<'a> = Vec<(&'a str, &'a str)>;
+
+/// `HEAD,key=value,...` split into its head and its settings.
+pub fn split_keys(spec: &str) -> Result<(&str, Settings<'_>), String> {
+    let mut parts = spec.split(',');
+    let head = parts.next().unwrap_or("").trim();
+    let mut pairs = Vec::new();
+    for part in parts {
+        let (key, value) = part.split_once('=').ok_or_else(|| format!("expected key=value, found '{part}'"))?;
+        pairs.push((key.trim(), value.trim()));
+    }
+    Ok((head, pairs))
 }
 
 /// Build the device a spec names, dropping warnings (tests and callers that print none).
@@ -136,11 +145,26 @@ fn simple_params(pairs: &[(&str, &str)]) -> Result<SimpleParams, String> {
 }
 
 /// A hard disk's `key=value` settings: queue_depth. Each is added to the model's name, so reports say it.
-fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<(), String> {
+/// Apply a hard disk's `key=value` settings (those of `hdd:` and `disksim:` specs) to its parameters.
+pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<(), String> {
     for &(key, value) in pairs {
         match key {
             "queue_depth" => params.queue_depth = queue_depth(value)?,
-            other => return Err(format!("unknown key '{other}' for a hard disk (keys: queue_depth)")),
+            "conform" => {
+                params.refinements =
+                    choice(key, value, &[("disksim", Refinements::DISKSIM), ("refined", Refinements::REFINED)])?
+            }
+            other => {
+                let on = choice(other, value, &[("1", true), ("0", false), ("on", true), ("off", false)]);
+                if !params.refinements.set(other, on.clone().unwrap_or(false)) {
+                    let refinements: Vec<&str> = Refinements::KEYS.iter().map(|(k, _)| *k).collect();
+                    return Err(format!(
+                        "unknown key '{other}' for a hard disk (keys: queue_depth, conform=disksim|refined, {})",
+                        refinements.join(", ")
+                    ));
+                }
+                on?;
+            }
         }
         params.name = format!("{},{key}={value}", params.name);
     }

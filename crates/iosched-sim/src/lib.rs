@@ -5,6 +5,7 @@
 //! - [`control`]: the messages a running live engine answers (stats, configure) and its stop flag.
 //! - [`engine`]: virtual time, the policy, the device, flush barriers, policy switches, statistics.
 //! - [`inlet`]: requests from outside a live engine (a FUSE mount's programs), answered on completion.
+//! - [`disksim_oracle`]: DiskSim itself run on a trace, and iosched compared with it request by request.
 //! - [`parallel`]: independent runs on worker threads, results in order.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
@@ -12,6 +13,7 @@
 //! ordered by when they were scheduled, and every random number comes from a seeded per-job stream.
 
 pub mod control;
+pub mod disksim_oracle;
 pub mod engine;
 pub mod experiment;
 pub mod inlet;

@@ -173,12 +173,28 @@ printed under it (rms_exact_ms in JSON).\n\
 Example: iosched validate --disksim ../shared/data/disksim/hp_c2247a.parv --trace \
 ../shared/data/disksim/hp_c2247a.trace")]
 pub struct ValidateArgs {
-    /// The drive: a DiskSim .parv file (its .diskspecs, .model and .seek files are found beside it)
-    #[arg(long, value_name = "FILE.parv")]
-    pub disksim: PathBuf,
+    /// The drive: a DiskSim .parv file (its .diskspecs, .model and .seek files are found beside it), optionally
+    /// followed by the keys a disksim: device spec takes (FILE.parv,conform=disksim)
+    #[arg(long, value_name = "FILE.parv[,key=value...]")]
+    pub disksim: String,
     /// A trace in DiskSim's validate format: R|W action blkno bcount servtime_us nextinter_us
-    #[arg(long, value_name = "FILE.trace")]
-    pub trace: PathBuf,
+    #[arg(long, value_name = "FILE.trace", required_unless_present = "synthetic", conflicts_with = "synthetic")]
+    pub trace: Option<PathBuf>,
+    /// Instead of a trace: N requests made up to exercise the model (random and sequential reads and writes of 1
+    /// to 256 blocks, re-reads, reads of written data, no, short and long think times), with no measured times;
+    /// for comparing with DiskSim (--against-disksim)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub synthetic: Option<u64>,
+    /// The seed of --synthetic
+    #[arg(long, default_value_t = 1, requires = "synthetic")]
+    pub seed: u64,
+    /// Also run DiskSim (this binary; ../shared/peers/build.sh builds one) on the same drive and requests, and
+    /// compare request by request: per kind of request, the share within --tolerance-ms of DiskSim's time
+    #[arg(long, value_name = "DISKSIM")]
+    pub against_disksim: Option<PathBuf>,
+    /// What counts as agreeing with DiskSim, ms
+    #[arg(long, default_value_t = 0.05, requires = "against_disksim")]
+    pub tolerance_ms: f64,
     /// Replay the trace this many times over (for measuring the simulation rate)
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10000))]
     pub repeat: u32,

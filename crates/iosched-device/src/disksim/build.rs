@@ -403,6 +403,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             overheads,
             cache,
             queue_depth: disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32,
+            refinements: Default::default(),
         },
         warnings,
     })

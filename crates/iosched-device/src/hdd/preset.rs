@@ -144,6 +144,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             read_free_blocks: false,
         },
         queue_depth: p.queue_depth,
+        refinements: Default::default(),
     })
 }
 

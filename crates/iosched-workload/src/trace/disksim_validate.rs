@@ -67,6 +67,99 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> 
     })
 }
 
+/// A validate trace that exercises a drive model, for comparing two simulators request by request (no measured
+/// times: servtime is 0). `count` requests over a drive of `blocks` blocks, the same for the same `seed`; each
+/// request is one of:
+/// - a read or write of 1 to 256 blocks anywhere (a long seek), or near the previous one (a short seek);
+/// - the next blocks after the previous request (a sequential stream);
+/// - the previous request's blocks read again (a re-read), or the last write's blocks read back;
+/// - a read starting inside the previous request (a partial hit).
+///
+/// Think times mix none (the next command finds the drive still reading ahead or destaging), short (up to 2 ms:
+/// the drive is part way through its background work) and long (up to 200 ms: idle).
+pub fn synthetic(blocks: u64, count: usize, seed: u64) -> Vec<ValidateRecord> {
+    let mut rng = iosched_core::rng::SimRng::new(seed, 0x5eed_d15c);
+    let mut out: Vec<ValidateRecord> = Vec::with_capacity(count);
+    let mut last_write: Option<(u64, u64)> = None;
+    const SIZES: [u64; 10] = [1, 2, 4, 8, 8, 16, 32, 64, 128, 256];
+    let max_blocks = 256.min(blocks);
+    for _ in 0..count {
+        let size = |rng: &mut iosched_core::rng::SimRng| {
+            if rng.percent(20) {
+                1 + rng.below(max_blocks)
+            } else {
+                SIZES[rng.below(SIZES.len() as u64) as usize].min(max_blocks)
+            }
+        };
+        let mut op = if rng.percent(40) { Op::Write } else { Op::Read };
+        let mut n = size(&mut rng);
+        let prev = out.last().map(|r| (r.op, r.block, r.blocks));
+        let block = match (rng.below(100), prev) {
+            (0..=29, _) | (_, None) => rng.below(blocks),
+            (30..=44, Some((_, b, _))) => b.saturating_sub(2000) + rng.below(4000),
+            (45..=64, Some((o, b, c))) => {
+                if rng.percent(80) {
+                    op = o;
+                }
+                b + c
+            }
+            (65..=79, Some((_, b, c))) => {
+                op = Op::Read;
+                n = c;
+                b
+            }
+            (80..=89, Some((_, b, c))) => {
+                op = Op::Read;
+                match last_write {
+                    Some((wb, wc)) => {
+                        n = wc;
+                        wb
+                    }
+                    None => b + rng.below(c),
+                }
+            }
+            (_, Some((_, b, c))) => {
+                op = Op::Read;
+                b + rng.below(c)
+            }
+        };
+        let n = n.clamp(1, blocks);
+        let block = block.min(blocks - n);
+        let think_us = match rng.below(10) {
+            0..=2 => 0.0,
+            3..=5 => rng.unit_f64() * 2_000.0,
+            6..=7 => rng.unit_f64() * 20_000.0,
+            _ => rng.unit_f64() * 200_000.0,
+        };
+        if op == Op::Write {
+            last_write = Some((block, n));
+        }
+        out.push(ValidateRecord {
+            op,
+            buffer_action: "Miss".into(),
+            block,
+            blocks: n,
+            measured_us: 0.0,
+            // Whole nanoseconds, as the trace prints them.
+            next_interval_us: (think_us * 1e3).round() / 1e3,
+        });
+    }
+    out
+}
+
+/// `records` as validate-trace text.
+pub fn format(records: &[ValidateRecord]) -> String {
+    let mut text = String::with_capacity(records.len() * 40);
+    for r in records {
+        let op = if r.op == Op::Write { 'W' } else { 'R' };
+        text.push_str(&format!(
+            "{op} {} {} {} {:.3} {:.3}\n",
+            r.buffer_action, r.block, r.blocks, r.measured_us, r.next_interval_us
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +181,23 @@ mod tests {
             let got = parse(text, "t.trace").unwrap_err().to_string();
             assert!(got.starts_with(want), "{text:?}: {got}");
         }
+    }
+
+    #[test]
+    fn synthetic_traces_stay_on_the_drive_repeat_and_read_back() {
+        let a = synthetic(10_000, 3000, 7);
+        assert_eq!(a, synthetic(10_000, 3000, 7), "the same seed, the same trace");
+        assert_ne!(a, synthetic(10_000, 3000, 8));
+        assert!(a.iter().all(|r| r.blocks >= 1 && r.blocks <= 256 && r.block + r.blocks <= 10_000));
+        let writes = a.iter().filter(|r| r.op == Op::Write).count();
+        assert!((600..=1500).contains(&writes), "{writes} writes");
+        let sequential = a.windows(2).filter(|w| w[1].block == w[0].block + w[0].blocks).count();
+        let rereads = a.windows(2).filter(|w| w[1].op == Op::Read && w[1].block == w[0].block).count();
+        assert!(sequential > 300 && rereads > 300, "{sequential} sequential, {rereads} re-reads");
+        assert!(a.iter().filter(|r| r.next_interval_us == 0.0).count() > 600);
+        // It reads back as it was written.
+        assert_eq!(parse(&format(&a), "s.trace").unwrap(), a);
+        // A drive smaller than the largest request.
+        assert!(synthetic(3, 100, 1).iter().all(|r| r.block + r.blocks <= 3));
     }
 }

@@ -9,36 +9,52 @@ use crate::error::{bad, CliError};
 use iosched_device::disksim::build::{self, Built};
 use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
+use iosched_device::spec::{apply_hdd_keys, split_keys};
+use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{jittered, replay, AccessTimeBuckets, Validation};
 use iosched_workload::trace::disksim_validate;
 use serde_json::json;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Instant;
 
 pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
-    let file = read_file(&args.disksim).map_err(bad)?;
-    let Built { params, mut warnings } = build::build(&file, &args.disksim).map_err(bad)?;
+    let (parv, keys) = split_keys(&args.disksim).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
+    let parv = Path::new(parv);
+    let file = read_file(parv).map_err(bad)?;
+    let Built { mut params, mut warnings } = build::build(&file, parv).map_err(bad)?;
+    apply_hdd_keys(&mut params, &keys).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
     let (buckets, statdefs_file) = match AccessTimeBuckets::named_in(&file).map_err(bad)? {
         Some((buckets, path)) => (buckets, Some(path)),
         None => {
             warnings.push(format!(
                 "{} names no 'Stat definition file': the demerit uses the access-time buckets of the statdefs \
                  file DiskSim ships (1750 buckets, scale 1000, start 0, step 1, grow 1 %)",
-                args.disksim.display()
+                parv.display()
             ));
             (AccessTimeBuckets::disksim(), None)
         }
     };
-    let records = disksim_validate::read(&args.trace).map_err(bad)?;
     let blocks = params.layout.blocks();
-    if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block + r.blocks > blocks) {
+    let (records, trace_name) = match (&args.trace, args.synthetic) {
+        (Some(trace), _) => (disksim_validate::read(trace).map_err(bad)?, trace.display().to_string()),
+        (None, Some(n)) => (
+            disksim_validate::synthetic(blocks, n as usize, args.seed),
+            format!("synthetic, seed {} (no measured times)", args.seed),
+        ),
+        (None, None) => return Err(bad("--trace FILE or --synthetic N is needed")),
+    };
+    if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block.saturating_add(r.blocks) > blocks) {
         return Err(bad(format!(
             "{}:{}: blocks {}+{} are past the drive's {blocks} blocks",
-            args.trace.display(),
+            trace_name,
             i + 1,
             r.block,
             r.blocks
         )));
+    }
+    if !(args.tolerance_ms.is_finite() && args.tolerance_ms >= 0.0) {
+        return Err(bad(format!("--tolerance-ms {}: expected a number of milliseconds, 0 or more", args.tolerance_ms)));
     }
     if let Some(j) = args.jitter_us.filter(|j| !(j.is_finite() && *j > 0.0)) {
         return Err(bad(format!("--jitter-us {j}: expected a positive number of microseconds")));
@@ -59,10 +75,24 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let v = Validation::new(first.expect("at least one replay"), &records, &buckets);
     let requests = records.len() as u64 * args.repeat as u64;
     let rate = requests as f64 / wall_s.max(1e-9);
+    // DiskSim on the same drive and requests, when asked.
+    let oracle = match &args.against_disksim {
+        Some(bin) => {
+            let run =
+                disksim_oracle::run(bin, parv, &records).map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
+            if let Some(f) = &run.failure {
+                eprintln!("iosched: warning: {f}; comparing the requests it served");
+            }
+            let c = Conformance::new(&records, &v.simulated_ms, &run.requests, &buckets, args.tolerance_ms);
+            Some((run, c))
+        }
+        None => None,
+    };
     if let Some(out) = &args.per_request {
-        let mut csv = String::from("index,op,block,blocks,simulated_ms,measured_ms\n");
+        let mut csv = String::from("index,op,block,blocks,simulated_ms,measured_ms");
+        csv.push_str(if oracle.is_some() { ",disksim_ms,disksim_cache\n" } else { "\n" });
         for (i, r) in records.iter().enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 csv,
                 "{},{},{},{},{:.4},{:.4}",
                 i + 1,
@@ -72,6 +102,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 v.simulated_ms[i],
                 v.measured_ms[i]
             );
+            if let Some((run, _)) = &oracle {
+                match run.requests.get(i) {
+                    Some(o) => {
+                        let _ = write!(csv, ",{:.4},{}", o.access_ms, o.cache);
+                    }
+                    None => csv.push_str(",,"),
+                }
+            }
+            csv.push('\n');
         }
         std::fs::write(out, csv).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", out.display())))?;
     }
@@ -89,8 +128,8 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     });
     if args.json {
         let mut value = json!({
-            "drive": args.disksim.display().to_string(),
-            "trace": args.trace.display().to_string(),
+            "drive": args.disksim,
+            "trace": trace_name,
             "rms_ms": rms,
             "rms_exact_ms": v.rms_exact_ms,
             "statdefs": statdefs_file.as_ref().map(|p| p.display().to_string()),
@@ -113,10 +152,27 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 "rms_exact_max_ms": e.max_ms,
             });
         }
+        if let Some((run, c)) = &oracle {
+            value["disksim"] = json!({
+                "tolerance_ms": c.tolerance_ms,
+                "requests": c.requests,
+                "within": c.within,
+                "share_within": c.share_within(),
+                "rms_ms": c.rms_ms,
+                "rms_exact_ms": c.rms_exact_ms,
+                "failure": run.failure,
+                "groups": c.groups.iter().map(|g| json!({
+                    "name": g.name,
+                    "requests": g.requests,
+                    "within": g.within,
+                    "mean_difference_ms": g.mean_difference_ms,
+                })).collect::<Vec<_>>(),
+            });
+        }
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
     } else {
-        println!("drive      {}", args.disksim.display());
-        println!("trace      {} ({} requests)", args.trace.display(), records.len());
+        println!("drive      {}", args.disksim);
+        println!("trace      {} ({} requests)", trace_name, records.len());
         let bucketed_as = match &statdefs_file {
             Some(p) => format!("bucketed as {} says", p.display()),
             None => "bucketed as DiskSim's shipped statdefs".to_string(),
@@ -132,8 +188,43 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 s.jitter_us, s.seeds, s.mean_ms, s.sd_ms, s.min_ms, s.max_ms, e.mean_ms, e.sd_ms, e.min_ms, e.max_ms
             );
         }
+        if let Some((_, c)) = &oracle {
+            print!("{}", conformance_table(c));
+        }
     }
     Ok(())
+}
+
+/// iosched against DiskSim: overall, then per kind of request.
+fn conformance_table(c: &Conformance) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "disksim    {} of {} requests ({:.1} %) within {} ms of DiskSim; demerit between the two {:.4} ms ({:.4} not \
+         bucketed)",
+        c.within,
+        c.requests,
+        100.0 * c.share_within(),
+        c.tolerance_ms,
+        c.rms_ms,
+        c.rms_exact_ms
+    );
+    let _ = writeln!(
+        out,
+        "           {:<32} {:>8} {:>8} {:>12}",
+        "kind (DiskSim's cache)", "requests", "within", "mean diff ms"
+    );
+    for g in &c.groups {
+        let _ = writeln!(
+            out,
+            "           {:<32} {:>8} {:>7.1}% {:>+12.4}",
+            g.name,
+            g.requests,
+            100.0 * g.within as f64 / g.requests as f64,
+            g.mean_difference_ms
+        );
+    }
+    out
 }
 
 /// How the demerit spreads over replays with nudged think times.

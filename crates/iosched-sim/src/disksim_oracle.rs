@@ -1,0 +1,305 @@
+//! DiskSim as a per-request oracle: run the reference DiskSim binary on a validate trace, read back the access
+//! time it computed for every request (the `log_sim_results.csv` that Western Digital's DiskSim build writes into
+//! its working directory), and compare another simulator's times with it request by request.
+//!
+//! DiskSim reads the statdefs file from its working directory and the files a .parv sources relative to it, and
+//! writes its outputs there; so each run happens in a fresh temporary folder holding links to every file of the
+//! .parv's folder, removed afterwards.
+//!
+//! The comparison groups requests by what they are: read or write; what DiskSim's cache made of them (its
+//! `diskCacheHitStatus`: a whole hit, a partial hit, a miss, an append to a write segment...); and how they
+//! relate to the request before (sequential: it starts where that one ended; overlapping: it shares blocks with
+//! it; else random). Per group it gives the share of requests within a tolerance of DiskSim's time; overall, also
+//! the demerit between the two access-time distributions, bucketed as `iosched validate` buckets them.
+
+use crate::validate::{demerit, demerit_of_printed, AccessTimeBuckets};
+use iosched_core::request::Op;
+use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One request as DiskSim served it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OracleRequest {
+    /// diskCtlrTimeEnd - diskCtlrTimeBegin, ms: what `iosched validate` calls the access time.
+    pub access_ms: f64,
+    /// What DiskSim's cache made of it, shortened: hit, partial, miss, append, collision, ...
+    pub cache: String,
+}
+
+/// What a DiskSim run gave.
+#[derive(Clone, Debug)]
+pub struct OracleRun {
+    /// In trace order; fewer than the trace's requests when DiskSim stopped early.
+    pub requests: Vec<OracleRequest>,
+    /// Why DiskSim stopped before the end (an assertion of its own, say), with the last lines it printed.
+    pub failure: Option<String>,
+}
+
+/// Run `disksim` (DiskSim's binary) on drive `parv` with `records` as its validate trace.
+pub fn run(disksim: &Path, parv: &Path, records: &[ValidateRecord]) -> Result<OracleRun, String> {
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    let folder = parv.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = parv.file_name().ok_or_else(|| format!("{}: not a file name", parv.display()))?;
+    let work = std::env::temp_dir().join(format!(
+        "iosched-disksim-{}-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed),
+        Path::new(name).file_stem().map_or("drive".into(), |s| s.to_string_lossy())
+    ));
+    let result = run_in(&work, disksim, folder, name.as_ref(), records);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn run_in(
+    work: &Path,
+    disksim: &Path,
+    folder: &Path,
+    parv_name: &Path,
+    records: &[ValidateRecord],
+) -> Result<OracleRun, String> {
+    let io = |what: &str, path: &Path, e: std::io::Error| format!("{what} {}: {e}", path.display());
+    std::fs::create_dir_all(work).map_err(|e| io("cannot create", work, e))?;
+    let folder = folder.canonicalize().map_err(|e| io("cannot open", folder, e))?;
+    for entry in std::fs::read_dir(&folder).map_err(|e| io("cannot list", &folder, e))? {
+        let entry = entry.map_err(|e| io("cannot list", &folder, e))?;
+        let target = work.join(entry.file_name());
+        symlink(&entry.path(), &target).map_err(|e| io("cannot link", &target, e))?;
+    }
+    let trace = work.join("iosched-oracle.trace");
+    // DiskSim stops as the last request completes, before its log row gets the completion time: one more request
+    // (the first again, after a pause) makes every row of the trace's own requests whole.
+    let mut text = disksim_validate::format(records);
+    if let Some(first) = records.first() {
+        let mut last = records.last().expect("not empty").clone();
+        last.next_interval_us = last.next_interval_us.max(1000.0);
+        let mut extra = vec![last, first.clone()];
+        extra[1].next_interval_us = 0.0;
+        text = disksim_validate::format(&records[..records.len() - 1]) + &disksim_validate::format(&extra);
+    }
+    std::fs::write(&trace, text).map_err(|e| io("cannot write", &trace, e))?;
+    let output = Command::new(disksim)
+        .current_dir(work)
+        .arg(parv_name)
+        .arg("iosched-oracle.outv")
+        .arg("validate")
+        .arg("iosched-oracle.trace")
+        .arg("0")
+        .output()
+        .map_err(|e| io("cannot run", disksim, e))?;
+    let log = work.join("log_sim_results.csv");
+    let mut requests = if log.exists() {
+        read_log(&std::fs::read_to_string(&log).map_err(|e| io("cannot read", &log, e))?)
+            .map_err(|e| format!("{}: {e}", log.display()))?
+    } else {
+        Vec::new()
+    };
+    requests.truncate(records.len());
+    let failure = (!output.status.success() || requests.len() < records.len()).then(|| {
+        let said: String = String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .chain(String::from_utf8_lossy(&output.stdout).lines())
+            .filter(|l| !l.trim().is_empty())
+            .take(5)
+            .collect::<Vec<_>>()
+            .join(" | ");
+        format!("DiskSim ({}) stopped after {} of {} requests: {said}", output.status, requests.len(), records.len())
+    });
+    if requests.is_empty() {
+        return Err(failure.unwrap_or_else(|| "DiskSim served no request".into()));
+    }
+    Ok(OracleRun { requests, failure })
+}
+
+#[cfg(unix)]
+fn symlink(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(from, to)
+}
+
+#[cfg(not(unix))]
+fn symlink(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::copy(from, to).map(|_| ())
+}
+
+/// DiskSim's per-request log: a header naming the columns, then one row per request in completion order (with
+/// one request outstanding, trace order).
+pub fn read_log(text: &str) -> Result<Vec<OracleRequest>, String> {
+    let mut lines = text.lines().enumerate();
+    let (_, header) = lines.next().ok_or("empty: expected a header line")?;
+    let columns: Vec<&str> = header.split(',').collect();
+    let column = |name: &str| {
+        columns.iter().position(|c| c.trim() == name).ok_or(format!("line 1: no '{name}' column in the header"))
+    };
+    let (begin, end, hit) = (column("diskCtlrTimeBegin")?, column("diskCtlrTimeEnd")?, column("diskCacheHitStatus")?);
+    let mut out = Vec::new();
+    for (i, line) in lines.filter(|(_, l)| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let number = |k: usize| -> Result<f64, String> {
+            fields.get(k).and_then(|f| f.trim().parse::<f64>().ok()).filter(|v| v.is_finite()).ok_or(format!(
+                "line {}: column {}: expected a number",
+                i + 1,
+                columns[k]
+            ))
+        };
+        let status = fields.get(hit).ok_or(format!("line {}: too few columns", i + 1))?.trim();
+        let cache = match status {
+            "BUFFER_WHOLE" => "hit",
+            "BUFFER_PARTIAL" => "partial",
+            "BUFFER_NOMATCH" => "miss",
+            "BUFFER_APPEND" => "append",
+            "BUFFER_COLLISION" => "collision",
+            other => other.strip_prefix("BUFFER_").unwrap_or(other),
+        };
+        let access_ms = number(end)? - number(begin)?;
+        if access_ms < 0.0 {
+            // A row DiskSim did not finish (the last request of a run): what follows cannot be trusted either.
+            break;
+        }
+        out.push(OracleRequest { access_ms, cache: cache.to_lowercase() });
+    }
+    Ok(out)
+}
+
+/// How a request relates to the one before it.
+pub fn pattern(records: &[ValidateRecord], i: usize) -> &'static str {
+    let Some(prev) = i.checked_sub(1).map(|p| &records[p]) else { return "random" };
+    let r = &records[i];
+    if r.block == prev.block + prev.blocks {
+        "sequential"
+    } else if r.block < prev.block + prev.blocks && prev.block < r.block + r.blocks {
+        "overlapping"
+    } else {
+        "random"
+    }
+}
+
+/// Agreement within one group of requests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupAgreement {
+    /// "read hit sequential", ...
+    pub name: String,
+    pub requests: usize,
+    /// Requests within the tolerance of DiskSim's time.
+    pub within: usize,
+    /// Mean of iosched's time minus DiskSim's, ms.
+    pub mean_difference_ms: f64,
+}
+
+/// iosched against DiskSim on the same requests.
+#[derive(Clone, Debug)]
+pub struct Conformance {
+    pub tolerance_ms: f64,
+    pub requests: usize,
+    pub within: usize,
+    /// The demerit between the two simulators' access-time distributions, bucketed as DiskSim buckets them.
+    pub rms_ms: f64,
+    /// The same between the requests' own times.
+    pub rms_exact_ms: f64,
+    pub groups: Vec<GroupAgreement>,
+}
+
+impl Conformance {
+    /// Compare `simulated_ms` (iosched's, in trace order) with `oracle` on the first requests both have.
+    pub fn new(
+        records: &[ValidateRecord],
+        simulated_ms: &[f64],
+        oracle: &[OracleRequest],
+        buckets: &AccessTimeBuckets,
+        tolerance_ms: f64,
+    ) -> Conformance {
+        let n = records.len().min(simulated_ms.len()).min(oracle.len());
+        let mut groups: BTreeMap<String, GroupAgreement> = BTreeMap::new();
+        let mut within = 0;
+        for i in 0..n {
+            let op = if records[i].op == Op::Write { "write" } else { "read" };
+            let name = format!("{op} {} {}", oracle[i].cache, pattern(records, i));
+            let g = groups.entry(name.clone()).or_insert(GroupAgreement {
+                name,
+                requests: 0,
+                within: 0,
+                mean_difference_ms: 0.0,
+            });
+            let d = simulated_ms[i] - oracle[i].access_ms;
+            g.requests += 1;
+            g.mean_difference_ms += d;
+            if d.abs() <= tolerance_ms {
+                g.within += 1;
+                within += 1;
+            }
+        }
+        let mut groups: Vec<GroupAgreement> = groups.into_values().collect();
+        for g in &mut groups {
+            g.mean_difference_ms /= g.requests as f64;
+        }
+        let theirs: Vec<f64> = oracle[..n].iter().map(|o| o.access_ms).collect();
+        let ours = &simulated_ms[..n];
+        let rms_ms = demerit_of_printed(
+            &buckets.simulated.printed_cumulative(ours),
+            &buckets.simulated.printed_cumulative(&theirs),
+        );
+        Conformance { tolerance_ms, requests: n, within, rms_ms, rms_exact_ms: demerit(ours, &theirs), groups }
+    }
+
+    /// The share of requests within the tolerance.
+    pub fn share_within(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.within as f64 / self.requests as f64
+        }
+    }
+}
+
+/// Where DiskSim's binary is when built by ../shared/peers/build.sh into `dest`.
+pub fn built_binary(dest: &Path) -> PathBuf {
+    dest.join("disksim/src/disksim")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "diskCtlrTimeBegin,diskCtlrTimeEnd,diskCtlrQueueDepth,diskCacheHitStatus,CCT\n\
+                       0.000000,8.086286,0,BUFFER_NOMATCH,8.0\n\
+                       64.160286,64.436286,0,BUFFER_WHOLE,0.2\n";
+
+    #[test]
+    fn reads_disksims_log_and_refuses_a_broken_one() {
+        let rows = read_log(LOG).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert!((rows[0].access_ms - 8.086286).abs() < 1e-9 && rows[0].cache == "miss");
+        assert!((rows[1].access_ms - 0.276).abs() < 1e-9 && rows[1].cache == "hit");
+        assert!(read_log("").unwrap_err().contains("header"));
+        assert!(read_log("a,b\n1,2\n").unwrap_err().contains("diskCtlrTimeBegin"));
+        let bad = LOG.replace("8.086286", "soon");
+        assert!(read_log(&bad).unwrap_err().starts_with("line 2: column diskCtlrTimeEnd"));
+    }
+
+    #[test]
+    fn groups_requests_and_counts_those_within_the_tolerance() {
+        let rec = |op, block, blocks| ValidateRecord {
+            op,
+            buffer_action: "Miss".into(),
+            block,
+            blocks,
+            measured_us: 0.0,
+            next_interval_us: 0.0,
+        };
+        let records = vec![rec(Op::Read, 100, 8), rec(Op::Read, 108, 8), rec(Op::Read, 110, 2), rec(Op::Write, 5, 1)];
+        let oracle: Vec<OracleRequest> = [(8.0, "miss"), (0.5, "hit"), (0.3, "hit"), (1.0, "miss")]
+            .into_iter()
+            .map(|(access_ms, cache)| OracleRequest { access_ms, cache: cache.into() })
+            .collect();
+        let c = Conformance::new(&records, &[8.01, 0.5, 0.5, 1.0], &oracle, &AccessTimeBuckets::disksim(), 0.05);
+        assert_eq!((c.requests, c.within), (4, 3));
+        let names: Vec<&str> = c.groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["read hit overlapping", "read hit sequential", "read miss random", "write miss random"]);
+        assert!((c.groups[0].mean_difference_ms - 0.2).abs() < 1e-9 && c.groups[0].within == 0);
+        assert!(c.rms_exact_ms > 0.0 && c.rms_exact_ms < 0.2);
+        // Only what both have is compared.
+        assert_eq!(Conformance::new(&records, &[8.0, 0.5], &oracle, &AccessTimeBuckets::disksim(), 0.05).requests, 2);
+    }
+}
