@@ -23,6 +23,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// One request as DiskSim served it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OracleRequest {
+    /// diskCtlrTimeBegin, ms from the start: when DiskSim issued it.
+    pub issued_ms: f64,
     /// diskCtlrTimeEnd - diskCtlrTimeBegin, ms: what `iosched validate` calls the access time.
     pub access_ms: f64,
     /// What DiskSim's cache made of it, shortened: hit, partial, miss, append, collision, ...
@@ -153,12 +155,13 @@ pub fn read_log(text: &str) -> Result<Vec<OracleRequest>, String> {
             "BUFFER_COLLISION" => "collision",
             other => other.strip_prefix("BUFFER_").unwrap_or(other),
         };
-        let access_ms = number(end)? - number(begin)?;
+        let issued_ms = number(begin)?;
+        let access_ms = number(end)? - issued_ms;
         if access_ms < 0.0 {
             // A row DiskSim did not finish (the last request of a run): what follows cannot be trusted either.
             break;
         }
-        out.push(OracleRequest { access_ms, cache: cache.to_lowercase() });
+        out.push(OracleRequest { issued_ms, access_ms, cache: cache.to_lowercase() });
     }
     Ok(out)
 }
@@ -291,7 +294,7 @@ mod tests {
         let records = vec![rec(Op::Read, 100, 8), rec(Op::Read, 108, 8), rec(Op::Read, 110, 2), rec(Op::Write, 5, 1)];
         let oracle: Vec<OracleRequest> = [(8.0, "miss"), (0.5, "hit"), (0.3, "hit"), (1.0, "miss")]
             .into_iter()
-            .map(|(access_ms, cache)| OracleRequest { access_ms, cache: cache.into() })
+            .map(|(access_ms, cache)| OracleRequest { issued_ms: 0.0, access_ms, cache: cache.into() })
             .collect();
         let c = Conformance::new(&records, &[8.01, 0.5, 0.5, 1.0], &oracle, &AccessTimeBuckets::disksim(), 0.05);
         assert_eq!((c.requests, c.within), (4, 3));

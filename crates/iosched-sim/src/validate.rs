@@ -89,6 +89,35 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
     simulated_ms
 }
 
+/// Replay `records` on `device` with request i issued at `issue_ms[i]` (ms from the start; another simulator's
+/// issue times, so that a difference in one request does not move every later one against the platter's
+/// rotation), or when the previous request completes if that is later: each request's access time, ms, counted
+/// from when it was issued. Records past the end of `issue_ms` are not replayed.
+pub fn replay_issued_at(device: &mut dyn Device, records: &[ValidateRecord], issue_ms: &[f64]) -> Vec<f64> {
+    let mut simulated_ms = Vec::with_capacity(records.len().min(issue_ms.len()));
+    let mut done: Vec<Completion> = Vec::with_capacity(1);
+    let mut free_ns = 0u64;
+    for (i, (r, at_ms)) in records.iter().zip(issue_ms).enumerate() {
+        let now_ns = free_ns.max((at_ms * 1e6).round() as u64);
+        let mut req = Request::new(i as u64, r.op, r.block * SECTOR_BYTES, r.blocks * SECTOR_BYTES, 0);
+        req.queued_ns = now_ns;
+        req.dispatched_ns = now_ns;
+        req.completed_ns = NOT_YET_NS;
+        device.submit(now_ns, 0, &req);
+        loop {
+            let t = device.next_event_ns().expect("a submitted request completes");
+            done.clear();
+            device.advance(t, &mut done);
+            if !done.is_empty() {
+                simulated_ms.push((t - now_ns) as f64 / 1e6);
+                free_ns = t;
+                break;
+            }
+        }
+    }
+    simulated_ms
+}
+
 /// `records` with each think time (the interval before the next request) moved by a uniform random amount in
 /// [-`jitter_us`, +`jitter_us`] (never below zero), the same for the same `seed`. A measured trace's think times
 /// are the host's, known to a few microseconds at best; replaying with them nudged shows how much of a demerit

@@ -188,6 +188,13 @@ pub struct ValidateArgs {
     /// The seed of --synthetic
     #[arg(long, default_value_t = 1, requires = "synthetic")]
     pub seed: u64,
+    /// With --synthetic: this many traces (seeds --seed, --seed + 1, ...), each replayed on a fresh drive (and by
+    /// a fresh DiskSim), their results pooled
+    #[arg(long, default_value_t = 1, requires = "synthetic", value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub runs: u64,
+    /// Write the --synthetic trace to this file (in DiskSim's validate format, for running DiskSim on it by hand)
+    #[arg(long, value_name = "OUT.trace", requires = "synthetic")]
+    pub write_trace: Option<PathBuf>,
     /// Also run DiskSim (this binary; ../shared/peers/build.sh builds one) on the same drive and requests, and
     /// compare request by request: per kind of request, the share within --tolerance-ms of DiskSim's time
     #[arg(long, value_name = "DISKSIM")]

@@ -68,28 +68,25 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> 
 }
 
 /// A validate trace that exercises a drive model, for comparing two simulators request by request (no measured
-/// times: servtime is 0). `count` requests over a drive of `blocks` blocks, the same for the same `seed`; each
-/// request is one of:
-/// - a read or write of 1 to 256 blocks anywhere (a long seek), or near the previous one (a short seek);
+/// times: servtime is 0). `count` requests of at most `max_request_blocks` blocks over a drive of `blocks` blocks,
+/// the same for the same `seed`; each request is one of:
+/// - a read or write of 1 to `max_request_blocks` blocks (most of them 16 or fewer) anywhere (a long seek), or near the previous one (a short seek);
 /// - the next blocks after the previous request (a sequential stream);
 /// - the previous request's blocks read again (a re-read), or the last write's blocks read back;
 /// - a read starting inside the previous request (a partial hit).
 ///
 /// Think times mix none (the next command finds the drive still reading ahead or destaging), short (up to 2 ms:
 /// the drive is part way through its background work) and long (up to 200 ms: idle).
-pub fn synthetic(blocks: u64, count: usize, seed: u64) -> Vec<ValidateRecord> {
+pub fn synthetic(blocks: u64, max_request_blocks: u64, count: usize, seed: u64) -> Vec<ValidateRecord> {
     let mut rng = iosched_core::rng::SimRng::new(seed, 0x5eed_d15c);
     let mut out: Vec<ValidateRecord> = Vec::with_capacity(count);
     let mut last_write: Option<(u64, u64)> = None;
-    const SIZES: [u64; 10] = [1, 2, 4, 8, 8, 16, 32, 64, 128, 256];
-    let max_blocks = 256.min(blocks);
+    let max_blocks = max_request_blocks.clamp(1, blocks);
     for _ in 0..count {
-        let size = |rng: &mut iosched_core::rng::SimRng| {
-            if rng.percent(20) {
-                1 + rng.below(max_blocks)
-            } else {
-                SIZES[rng.below(SIZES.len() as u64) as usize].min(max_blocks)
-            }
+        let size = |rng: &mut iosched_core::rng::SimRng| match rng.below(10) {
+            0..=4 => 1 + rng.below(16.min(max_blocks)),
+            5..=7 => 1 + rng.below(64.min(max_blocks)),
+            _ => 1 + rng.below(max_blocks),
         };
         let mut op = if rng.percent(40) { Op::Write } else { Op::Read };
         let mut n = size(&mut rng);
@@ -185,9 +182,9 @@ mod tests {
 
     #[test]
     fn synthetic_traces_stay_on_the_drive_repeat_and_read_back() {
-        let a = synthetic(10_000, 3000, 7);
-        assert_eq!(a, synthetic(10_000, 3000, 7), "the same seed, the same trace");
-        assert_ne!(a, synthetic(10_000, 3000, 8));
+        let a = synthetic(10_000, 256, 3000, 7);
+        assert_eq!(a, synthetic(10_000, 256, 3000, 7), "the same seed, the same trace");
+        assert_ne!(a, synthetic(10_000, 256, 3000, 8));
         assert!(a.iter().all(|r| r.blocks >= 1 && r.blocks <= 256 && r.block + r.blocks <= 10_000));
         let writes = a.iter().filter(|r| r.op == Op::Write).count();
         assert!((600..=1500).contains(&writes), "{writes} writes");
@@ -198,6 +195,7 @@ mod tests {
         // It reads back as it was written.
         assert_eq!(parse(&format(&a), "s.trace").unwrap(), a);
         // A drive smaller than the largest request.
-        assert!(synthetic(3, 100, 1).iter().all(|r| r.block + r.blocks <= 3));
+        assert!(synthetic(3, 256, 100, 1).iter().all(|r| r.block + r.blocks <= 3));
+        assert!(synthetic(10_000, 64, 1000, 1).iter().all(|r| r.blocks <= 64));
     }
 }

@@ -11,8 +11,8 @@ use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::spec::{apply_hdd_keys, split_keys};
 use iosched_sim::disksim_oracle::{self, Conformance};
-use iosched_sim::validate::{jittered, replay, AccessTimeBuckets, Validation};
-use iosched_workload::trace::disksim_validate;
+use iosched_sim::validate::{jittered, replay, replay_issued_at, AccessTimeBuckets, Validation};
+use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -36,13 +36,35 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
     };
     let blocks = params.layout.blocks();
-    let (records, trace_name) = match (&args.trace, args.synthetic) {
-        (Some(trace), _) => (disksim_validate::read(trace).map_err(bad)?, trace.display().to_string()),
-        (None, Some(n)) => (
-            disksim_validate::synthetic(blocks, n as usize, args.seed),
-            format!("synthetic, seed {} (no measured times)", args.seed),
-        ),
+    // The requests, and where each run of them starts and ends: every run is replayed on a fresh drive.
+    let (records, runs, trace_name) = match (&args.trace, args.synthetic) {
+        (Some(trace), _) => {
+            let records = disksim_validate::read(trace).map_err(bad)?;
+            let n = records.len();
+            (records, vec![0..n], trace.display().to_string())
+        }
+        (None, Some(n)) => {
+            // No larger than a segment: DiskSim itself fails assertions on some of those (a 128-block write append
+            // into 64-block segments, for one).
+            let largest = params.cache.segment_blocks.clamp(1, 256);
+            let mut records = Vec::new();
+            let mut runs = Vec::new();
+            for seed in args.seed..args.seed + args.runs {
+                let start = records.len();
+                records.extend(disksim_validate::synthetic(blocks, largest, n as usize, seed));
+                runs.push(start..records.len());
+            }
+            let seeds = match args.runs {
+                1 => format!("seed {}", args.seed),
+                k => format!("{k} runs, seeds {}-{}", args.seed, args.seed + k - 1),
+            };
+            (records, runs, format!("synthetic, {seeds}, requests of up to {largest} blocks (no measured times)"))
+        }
         (None, None) => return Err(bad("--trace FILE or --synthetic N is needed")),
+    };
+    // Each run on a fresh drive, its times from zero.
+    let replay_runs = |records: &[ValidateRecord]| -> Vec<f64> {
+        runs.iter().flat_map(|r| replay(&mut Hdd::new(params.clone()), &records[r.clone()])).collect()
     };
     if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block.saturating_add(r.blocks) > blocks) {
         return Err(bad(format!(
@@ -52,6 +74,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             r.block,
             r.blocks
         )));
+    }
+    if let Some(out) = &args.write_trace {
+        std::fs::write(out, disksim_validate::format(&records))
+            .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", out.display())))?;
     }
     if !(args.tolerance_ms.is_finite() && args.tolerance_ms >= 0.0) {
         return Err(bad(format!("--tolerance-ms {}: expected a number of milliseconds, 0 or more", args.tolerance_ms)));
@@ -67,8 +93,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let mut first = None;
     for _ in 0..args.repeat {
         // Each pass on a fresh drive: the trace's times start from zero again.
-        let mut disk = Hdd::new(params.clone());
-        let simulated = replay(&mut disk, &records);
+        let simulated = replay_runs(&records);
         first.get_or_insert(simulated);
     }
     let wall_s = started.elapsed().as_secs_f64();
@@ -78,19 +103,37 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     // DiskSim on the same drive and requests, when asked.
     let oracle = match &args.against_disksim {
         Some(bin) => {
-            let run =
-                disksim_oracle::run(bin, parv, &records).map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
-            if let Some(f) = &run.failure {
-                eprintln!("iosched: warning: {f}; comparing the requests it served");
+            let mut served = Vec::new();
+            let mut ours = Vec::new();
+            let mut compared = Vec::new();
+            let mut failures = Vec::new();
+            for (k, r) in runs.iter().enumerate() {
+                let slice = &records[r.clone()];
+                let run =
+                    disksim_oracle::run(bin, parv, slice).map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
+                if let Some(f) = run.failure {
+                    eprintln!("iosched: warning: run {}: {f}; comparing the requests it served", k + 1);
+                    failures.push(format!("run {}: {f}", k + 1));
+                }
+                // Each request issued when DiskSim issued it, so that one difference does not shift every later
+                // request against the rotation.
+                let issued: Vec<f64> = run.requests.iter().map(|o| o.issued_ms).collect();
+                ours.extend(replay_issued_at(&mut Hdd::new(params.clone()), slice, &issued));
+                compared.extend_from_slice(&slice[..run.requests.len()]);
+                served.extend(run.requests);
             }
-            let c = Conformance::new(&records, &v.simulated_ms, &run.requests, &buckets, args.tolerance_ms);
-            Some((run, c))
+            let c = Conformance::new(&compared, &ours, &served, &buckets, args.tolerance_ms);
+            Some((served, ours, c, failures))
         }
         None => None,
     };
     if let Some(out) = &args.per_request {
         let mut csv = String::from("index,op,block,blocks,simulated_ms,measured_ms");
-        csv.push_str(if oracle.is_some() { ",disksim_ms,disksim_cache\n" } else { "\n" });
+        csv.push_str(if oracle.is_some() {
+            ",disksim_ms,disksim_cache,simulated_at_disksim_issue_ms,disksim_issued_ms\n"
+        } else {
+            "\n"
+        });
         for (i, r) in records.iter().enumerate() {
             let _ = write!(
                 csv,
@@ -102,12 +145,12 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 v.simulated_ms[i],
                 v.measured_ms[i]
             );
-            if let Some((run, _)) = &oracle {
-                match run.requests.get(i) {
-                    Some(o) => {
-                        let _ = write!(csv, ",{:.4},{}", o.access_ms, o.cache);
+            if let Some((served, ours, _, _)) = &oracle {
+                match (served.get(i), ours.get(i)) {
+                    (Some(o), Some(t)) => {
+                        let _ = write!(csv, ",{:.4},{},{:.4},{:.6}", o.access_ms, o.cache, t, o.issued_ms);
                     }
-                    None => csv.push_str(",,"),
+                    _ => csv.push_str(",,,,"),
                 }
             }
             csv.push('\n');
@@ -118,10 +161,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     // The demerit's spread when the think times are nudged: one replay per seed, each on a fresh drive.
     let spread = args.jitter_us.map(|jitter_us| {
         let runs: Vec<Validation> = (0..args.seeds as u64)
-            .map(|seed| {
-                let mut disk = Hdd::new(params.clone());
-                Validation::new(replay(&mut disk, &jittered(&records, jitter_us, seed)), &records, &buckets)
-            })
+            .map(|seed| Validation::new(replay_runs(&jittered(&records, jitter_us, seed)), &records, &buckets))
             .collect();
         let of = |figure: fn(&Validation) -> f64| Spread::of(jitter_us, &runs.iter().map(figure).collect::<Vec<_>>());
         (of(|v| v.rms_ms), of(|v| v.rms_exact_ms))
@@ -152,7 +192,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 "rms_exact_max_ms": e.max_ms,
             });
         }
-        if let Some((run, c)) = &oracle {
+        if let Some((_, _, c, failures)) = &oracle {
             value["disksim"] = json!({
                 "tolerance_ms": c.tolerance_ms,
                 "requests": c.requests,
@@ -160,7 +200,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 "share_within": c.share_within(),
                 "rms_ms": c.rms_ms,
                 "rms_exact_ms": c.rms_exact_ms,
-                "failure": run.failure,
+                "failures": failures,
                 "groups": c.groups.iter().map(|g| json!({
                     "name": g.name,
                     "requests": g.requests,
@@ -188,7 +228,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 s.jitter_us, s.seeds, s.mean_ms, s.sd_ms, s.min_ms, s.max_ms, e.mean_ms, e.sd_ms, e.min_ms, e.max_ms
             );
         }
-        if let Some((_, c)) = &oracle {
+        if let Some((_, _, c, _)) = &oracle {
             print!("{}", conformance_table(c));
         }
     }
