@@ -41,7 +41,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         (Some(trace), _) => {
             let records = disksim_validate::read(trace).map_err(bad)?;
             let n = records.len();
-            (records, vec![0..n], trace.display().to_string())
+            (records, std::iter::once(0..n).collect::<Vec<_>>(), trace.display().to_string())
         }
         (None, Some(n)) => {
             // No larger than a segment: DiskSim itself fails assertions on some of those (a 128-block write append
