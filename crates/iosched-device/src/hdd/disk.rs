@@ -671,11 +671,23 @@ impl Hdd {
         // A hit in a segment?
         let hit = self.find_segment(self.read_segments(), |s| lbn >= s.start && end <= s.end && s.end > s.start);
         if let Some(segment) = hit.filter(|_| c.enabled) {
-            let overhead = o.per_request_ns + self.read_hit_overhead(lbn, o);
             self.touch(segment);
             self.stats.read_hits += 1;
+            let hit_overhead = self.read_hit_overhead(lbn, o);
             self.stream_continues_at = None;
-            let start = t_ns + overhead + prep;
+            let start = if self.arm_free_ns > t_ns {
+                // As DiskSim (disk_read_arrive): while the actuator does work that cannot be stopped (a destage),
+                // even a hit disconnects after the read-miss overhead, and reconnects to send its data once that
+                // work is done.
+                let (command, disconnect) = if after_read {
+                    (o.read_miss_after_read_ns, o.read_disconnect_after_read_ns)
+                } else {
+                    (o.read_miss_after_write_ns, o.read_disconnect_after_write_ns)
+                };
+                (t_ns + o.per_request_ns + command + disconnect).max(self.arm_free_ns) + o.first_reselect_ns + prep
+            } else {
+                t_ns + o.per_request_ns + hit_overhead + prep
+            };
             let done = start + blocks as f64 * self.p.bus_read_ns_per_block + o.read_complete_ns;
             if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= start {
                 let seg_end = self.segments[segment].end;
@@ -916,11 +928,20 @@ impl Hdd {
                 None => lbn < e && end > s,
             });
         let extra = o.extra_write_disconnect.filter(|_| !fast && takes);
+        // As DiskSim (disk_write_arrive): while the actuator does work that cannot be stopped (the destage of a
+        // write this one does not continue), the drive takes the command, disconnects, and reconnects for the data
+        // once the actuator is free; the media access starts then too.
+        let waits = !idle && !(sequential_append && self.last_write.is_some_and(|(_, e)| e == lbn));
         let (mut data_start, mechanics_start) = match extra {
             Some(x) => (
                 t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns,
                 t_ns + x.command_ns + x.seek_delta_ns,
             ),
+            None if waits => {
+                let disconnected = t_ns + overhead - o.data_prep_ns + if fast { o.write_disconnect_ns } else { 0.0 };
+                let free = self.arm_free_ns.max(t_ns + overhead - o.data_prep_ns);
+                (disconnected.max(free) + o.first_reselect_ns + o.data_prep_ns, free)
+            }
             None => (t_ns + overhead, t_ns + overhead - o.data_prep_ns),
         };
         if fast {
@@ -938,8 +959,9 @@ impl Hdd {
         }
         let per_block = self.p.bus_write_ns_per_block;
         let in_buffer = data_start + blocks as f64 * per_block;
-        // A fast write is destaged once its data is in; a write-through positions while the data arrives.
-        let media_start = if fast { in_buffer } else { mechanics_start }.max(self.arm_free_ns);
+        // As DiskSim: the actuator positions while the data arrives, for a fast write as for a write-through; each
+        // sector is written once its block is in.
+        let media_start = mechanics_start.max(self.arm_free_ns);
         // DiskSim's minimum seek delay: a floor on positioning for a write, unless it continues a write whose
         // media access is still going on (a sequential write stream).
         let streaming = sequential_append && self.last_write.is_some_and(|(_, e)| e == lbn) && self.arm_free_ns >= t_ns;
