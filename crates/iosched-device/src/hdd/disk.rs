@@ -697,19 +697,22 @@ impl Hdd {
         }
         // A partial hit: the first blocks are in a segment. They go over the bus at once (DiskSim's "Immed
         // transfer partial hit") while the media reads on from the segment's end into the same segment.
+        // Data not yet destaged counts too: a segment holds write data only where reads may hit it.
         let partial = self
-            .find_segment(self.read_segments(), |s| {
-                s.end > s.start && lbn >= s.start && lbn < s.end && s.dirty_until_ns <= t_ns
-            })
+            .find_segment(self.read_segments(), |s| s.end > s.start && lbn >= s.start && lbn < s.end)
             .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
+        // As DiskSim: while the actuator destages, the drive disconnects after the read-miss overhead even for a
+        // partial hit, and sends the blocks it holds once it has the actuator.
+        let waits_for_destage = self.arm_free_ns > t_ns;
         // A miss.
         let overhead = o.per_request_ns
-            + match (partial.is_some(), after_read) {
+            + match (partial.is_some() && !waits_for_destage, after_read) {
                 (true, _) => self.read_hit_overhead(lbn, o),
                 (false, true) => o.read_miss_after_read_ns,
                 (false, false) => o.read_miss_after_write_ns,
             };
         let command_done = t_ns + overhead;
+        let buffered_ns = if waits_for_destage { self.arm_free_ns } else { command_done };
         self.stop_read_ahead(t_ns);
         let media_start = command_done.max(self.arm_free_ns);
         let (segment, media_from) = match partial {
@@ -725,19 +728,20 @@ impl Hdd {
         let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - media_from } else { blocks };
         self.runs.clear();
         self.media(media_start, media_from, total, false, 0.0, None);
+        if std::env::var("HDD_DEBUG").is_ok() { eprintln!("read t={:.6} media_start={:.6} arm_free={:.6} from={} runs={:?}", t_ns/1e6, media_start/1e6, self.arm_free_ns/1e6, media_from, self.runs.iter().map(|r| (r.lbn, r.blocks, r.start_ns/1e6)).collect::<Vec<_>>()); }
         let runs = std::mem::take(&mut self.runs);
         let request_end_ns =
             runs.iter().find(|r| end > r.lbn && end <= r.lbn + r.blocks).map_or(media_start, |r| r.done_ns(end - 1));
         let avail = |b: u64| {
             if b < media_from {
-                return command_done; // in the buffer
+                return buffered_ns; // in the buffer
             }
             runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(b))
         };
         let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
         // Enough in the buffer (a partial hit): no disconnection, so no reselection either. Otherwise the drive
         // reselects once the watermark is in and its disconnection is over.
-        let bus_start = if mark_ns <= command_done {
+        let bus_start = if mark_ns <= command_done && !waits_for_destage {
             command_done + prep
         } else {
             let disconnect =
@@ -932,7 +936,10 @@ impl Hdd {
         // write this one does not continue), the drive takes the command, disconnects, and reconnects for the data
         // once the actuator is free; the media access starts then too.
         let waits = !idle && !(sequential_append && self.last_write.is_some_and(|(_, e)| e == lbn));
-        let (mut data_start, mechanics_start) = match extra {
+        // A write that continues the one being destaged puts its data in the same segment at once (DiskSim's
+        // "stoppable" append); any other write found the actuator free or waited for it above, so a segment is
+        // free for its data.
+        let (data_start, mechanics_start) = match extra {
             Some(x) => (
                 t_ns + x.command_ns + x.disconnect_ns + x.inter_disconnect_ns + o.first_reselect_ns + o.data_prep_ns,
                 t_ns + x.command_ns + x.seek_delta_ns,
@@ -944,19 +951,6 @@ impl Hdd {
             }
             None => (t_ns + overhead, t_ns + overhead - o.data_prep_ns),
         };
-        if fast {
-            // A buffer for the data: wait while as many segments as may hold unwritten data (one, with a
-            // separate write segment) still do.
-            let writable = self.write_segments();
-            let limit = (c.write_segments.max(1) as usize).min(writable.len());
-            let (busy, first_free_ns) = writable
-                .map(|i| self.segments[i].dirty_until_ns)
-                .filter(|d| *d > data_start)
-                .fold((0usize, f64::INFINITY), |(n, first), d| (n + 1, first.min(d)));
-            if busy >= limit {
-                data_start = first_free_ns;
-            }
-        }
         let per_block = self.p.bus_write_ns_per_block;
         let in_buffer = data_start + blocks as f64 * per_block;
         // As DiskSim: the actuator positions while the data arrives, for a fast write as for a write-through; each
@@ -971,6 +965,7 @@ impl Hdd {
         let not_before_ns = data_start + self.buffered_before_media(blocks) as f64 * per_block;
         let data = WriteData { t0_ns: data_start, per_block_ns: per_block, not_before_ns };
         let media_end = self.media(media_start, lbn, blocks, true, minimum, Some(data));
+        if std::env::var("HDD_DEBUG").is_ok() { eprintln!("write t={:.6} data_start={:.6} media_start={:.6} runs={:?} end={:.6}", t_ns/1e6, data_start/1e6, media_start/1e6, self.runs.iter().map(|r| (r.lbn, r.blocks, r.start_ns/1e6)).collect::<Vec<_>>(), media_end/1e6); }
         self.arm_free_ns = media_end;
         let segment = self.victim(self.write_segments(), data_start);
         let seg = &mut self.segments[segment];
