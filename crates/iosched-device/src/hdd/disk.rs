@@ -117,7 +117,13 @@ pub struct CacheParams {
     pub read_ahead_min_blocks: u64,
     /// ...and at most this many.
     pub read_ahead_max_blocks: u64,
-    /// 0 none, 1 sequential appends, 2 every write completes when its data is in the buffer.
+    /// DiskSim's "Read-ahead over requested": whether read-ahead may replace the data just sent to the host.
+    /// It matters only without a maximum read-ahead (where 0 reads ahead to the end of a segment from the
+    /// request's start, keeping the request, and 1 a whole segment past it) and at -1, where a read's data leaves
+    /// the segment once sent (DiskSim's keeprequestdata).
+    pub read_ahead_over_requested: i8,
+    /// 0 none; at 1 or 2 every write completes when its data is in the buffer (DiskSim's level 1 only restricts
+    /// which queued writes may join a destage).
     pub fast_write_level: u8,
     pub read_hits_on_write_data: bool,
     /// Keep the sectors that pass under the head while it waits for the first requested one (DiskSim's "Read
@@ -525,8 +531,11 @@ impl Hdd {
     fn stop_read_ahead(&mut self, t_ns: f64) {
         if let Some(ra) = self.read_ahead.take() {
             let end = ra.valid_end(t_ns);
+            let size = self.p.cache.segment_blocks;
             let seg = &mut self.segments[ra.segment];
             seg.end = seg.end.max(end).min(ra.limit());
+            // The segment is circular (DiskSim's disk_buffer_segment_wrap): it keeps its last blocks.
+            seg.start = seg.start.max(seg.end.saturating_sub(size));
             // As DiskSim's disk_buffer_stopable_access: a head switch or seek under way is finished (the next
             // command's positioning starts from its track, once it is done); otherwise the read-ahead stops now,
             // or at the end of what it is waiting on (the sector under the head, or the rotational wait).
@@ -680,7 +689,9 @@ impl Hdd {
         // raises the segment's read-ahead limit for each read that joins).
         let joins = self.read_ahead.as_ref().is_some_and(|ra| {
             let seg = &self.segments[ra.segment];
-            c.enabled && lbn >= seg.start && lbn <= ra.valid_end(t_ns) && blocks <= c.segment_blocks
+            let valid_end = ra.valid_end(t_ns);
+            let valid_start = seg.start.max(valid_end.saturating_sub(c.segment_blocks));
+            c.enabled && lbn >= valid_start && lbn <= valid_end && blocks <= c.segment_blocks
         });
         let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
         if beyond_limit {
@@ -737,7 +748,7 @@ impl Hdd {
             let done = start + blocks as f64 * self.p.bus_read_ns_per_block + o.read_complete_ns;
             if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= start {
                 let seg_end = self.segments[segment].end;
-                self.start_read_ahead(segment, seg_end, start, lbn);
+                self.start_read_ahead(segment, seg_end, start, (lbn, end));
             }
             return done;
         }
@@ -840,46 +851,72 @@ impl Hdd {
         bus_end + o.read_complete_ns
     }
 
-    /// Where read-ahead after a read of `[lbn, end)` stops (see [`CacheParams::continuous_read`]); the
-    /// segment the data goes to starts at `segment_start`.
+    /// Where read-ahead after a read of `[lbn, end)` stops (see [`CacheParams::continuous_read`]), as DiskSim's
+    /// disk_buffer_get_max_readahead sets it and disk_initiate_seek bounds it: `segment_start` is the first block
+    /// the segment holds.
+    /// - Level 4 reads to the end of the track holding the block after the request, and one track further when
+    ///   the segment began on an earlier track; the maximum read-ahead does not bound it.
+    /// - Levels 1-3 read the maximum read-ahead past the request (without one: a segment past it, or with
+    ///   "Read-ahead over requested" = 0, to the end of a segment from the request's start), level 1 no further
+    ///   than its track, level 2 than its cylinder (a background read does not switch tracks or seek there).
     fn read_ahead_target(&self, lbn: u64, end: u64, segment_start: u64) -> u64 {
         let c = self.p.cache;
         let l = &self.p.layout;
         let blocks = l.blocks();
-        let track_end = |x: u64| {
-            let p = l.lbn_to_pbn(x.min(blocks - 1));
-            (x + (l.sectors_per_track(p.cylinder) - p.sector) as u64).min(blocks)
-        };
         let last = end - 1;
-        let level_end = match c.continuous_read {
+        let ahead = if c.read_ahead_max_blocks > 0 {
+            end + c.read_ahead_max_blocks
+        } else if c.read_ahead_over_requested == 0 {
+            if end - lbn >= c.segment_blocks || c.segment_blocks - (end - lbn) < c.read_ahead_min_blocks {
+                end + c.read_ahead_min_blocks
+            } else {
+                lbn + c.segment_blocks
+            }
+        } else {
+            end + c.segment_blocks
+        };
+        let target = match c.continuous_read {
             0 => end,
-            1 => track_end(last),
+            1 => ahead.min(self.track_end_lbn(last)),
             2 => {
                 let cylinder = l.lbn_to_pbn(last).cylinder;
-                let mut e = track_end(last);
-                for _ in 0..l.surfaces {
-                    if e >= blocks || l.lbn_to_pbn(e).cylinder != cylinder {
-                        break;
-                    }
-                    e = track_end(e);
+                let mut e = self.track_end_lbn(last);
+                while e < blocks && l.lbn_to_pbn(e).cylinder == cylinder {
+                    e = self.track_end_lbn(e);
                 }
-                e
+                ahead.min(e)
             }
-            3 => segment_start + c.segment_blocks,
+            3 => ahead,
             _ => {
-                // A stream: the previous read ended on this request's track or the one before it.
-                let p = l.lbn_to_pbn(lbn);
-                let track_start = lbn - p.sector as u64;
-                let previous_track_start = track_start.saturating_sub(l.sectors_per_track(p.cylinder) as u64);
-                let stream = self.last_read_end.is_some_and(|e| e > previous_track_start && e <= end);
-                if stream {
-                    track_end(track_end(last))
+                if end >= blocks {
+                    return blocks;
+                }
+                let track_end = self.track_end_lbn(end);
+                let (a, b) = (l.lbn_to_pbn(segment_start.min(end)), l.lbn_to_pbn(end));
+                if (a.cylinder, a.head) != (b.cylinder, b.head) {
+                    track_end + l.sectors_per_track(l.lbn_to_pbn(lbn).cylinder) as u64
                 } else {
-                    track_end(last)
+                    track_end
                 }
             }
         };
-        level_end.min(end + c.read_ahead_max_blocks).max(end + c.read_ahead_min_blocks).max(end).min(blocks)
+        target.max(end).min(blocks)
+    }
+
+    /// One past the last block on `lbn`'s track.
+    fn track_end_lbn(&self, lbn: u64) -> u64 {
+        let l = &self.p.layout;
+        let blocks = l.blocks();
+        let (first, _) = l.locate(lbn, 1);
+        let mut x = lbn;
+        while x < blocks {
+            let (p, n) = l.locate(x, blocks - x);
+            if (p.cylinder, p.head) != (first.cylinder, first.head) {
+                break;
+            }
+            x += n;
+        }
+        x
     }
 
     /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the
@@ -890,8 +927,9 @@ impl Hdd {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
-        // Data already sent to the host may be overwritten, so the segment has room from `served_end` on.
-        let target = self.read_ahead_target(lbn, served_end, served_end);
+        let segment_start =
+            self.segments[ra.segment].start.max(ra.valid_end(resume_ns).saturating_sub(c.segment_blocks));
+        let target = self.read_ahead_target(lbn, served_end, segment_start);
         if target <= limit {
             return;
         }
@@ -910,19 +948,15 @@ impl Hdd {
         seg.start = seg.start.max(target.saturating_sub(c.segment_blocks));
     }
 
-    /// Read ahead from `from` into `segment`, the actuator free at `start_ns`; `keep_from` is the first block
-    /// the segment keeps.
-    fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, keep_from: u64) {
-        let c = self.p.cache;
-        let room = c.segment_blocks.saturating_sub(from - keep_from.min(from));
-        let n = self.read_ahead_target(keep_from, from, keep_from).saturating_sub(from).min(room);
+    /// Read ahead from `from` into `segment` after a hit on `[hit.0, hit.1)`, the actuator free at `start_ns`.
+    fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, hit: (u64, u64)) {
+        let n = self.read_ahead_target(hit.0, hit.1, self.segments[segment].start).saturating_sub(from);
         if n == 0 || from >= self.p.layout.blocks() {
             return;
         }
         self.runs.clear();
         self.media(start_ns, from, n, false, 0.0, None);
         let runs = std::mem::replace(&mut self.runs, std::mem::take(&mut self.spare_runs));
-        self.segments[segment].start = keep_from;
         self.read_ahead = Some(ReadAhead { segment, runs });
     }
 

@@ -135,6 +135,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             continuous_read: 3,
             read_ahead_min_blocks: 0,
             read_ahead_max_blocks: p.cache.read_ahead_sectors.min(p.cache.segment_sectors),
+            read_ahead_over_requested: 1,
             fast_write_level: if p.cache.write_back { 2 } else { 0 },
             read_hits_on_write_data: true,
             read_ahead_on_idle_hit: false,
