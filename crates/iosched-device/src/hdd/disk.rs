@@ -1401,6 +1401,8 @@ mod tests {
         p.cache.segments = 2;
         p.cache.fast_write_level = 0;
         p.cache.read_ahead_on_idle_hit = false;
+        // Read-ahead short enough to leave a read's blocks in its (circular) segment.
+        p.cache.read_ahead_max_blocks = 64;
         for separate in [false, true] {
             p.cache.separate_write_segment = separate;
             // A read, two writes elsewhere (without a write segment the second takes the read's segment), the
