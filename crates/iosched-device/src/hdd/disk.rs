@@ -607,10 +607,26 @@ impl Hdd {
         self.write_segment().map_or(0..self.segments.len(), |w| w..w + 1)
     }
 
-    /// The first segment of `among` that `holds` says yes to.
-    fn find_segment(&self, among: std::ops::Range<usize>, holds: impl Fn(&Segment) -> bool) -> Option<usize> {
-        let first = among.start;
-        self.segments[among].iter().position(holds).map(|i| first + i)
+    /// The first segment of `among` whose blocks at `t_ns`, [start, end), `holds` says yes to. A segment the
+    /// read-ahead is filling holds the last segment's worth of what it has read by then (it is circular).
+    fn find_holding(
+        &self,
+        among: std::ops::Range<usize>,
+        t_ns: f64,
+        holds: impl Fn(u64, u64) -> bool,
+    ) -> Option<usize> {
+        let size = self.p.cache.segment_blocks;
+        among.into_iter().find(|&i| {
+            let s = &self.segments[i];
+            let (start, end) = match &self.read_ahead {
+                Some(ra) if ra.segment == i => {
+                    let end = s.end.max(ra.valid_end(t_ns));
+                    (s.start.max(end.saturating_sub(size)), end)
+                }
+                _ => (s.start, s.end),
+            };
+            end > start && holds(start, end)
+        })
     }
 
     /// The least recently used segment of `among` that holds no unwritten data at `t_ns`.
@@ -746,7 +762,7 @@ impl Hdd {
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
-        let hit = self.find_segment(self.read_segments(), |s| lbn >= s.start && end <= s.end && s.end > s.start);
+        let hit = self.find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && end <= e);
         if let Some(segment) = hit.filter(|_| c.enabled) {
             self.touch(segment);
             self.stats.read_hits += 1;
@@ -776,7 +792,7 @@ impl Hdd {
         // transfer partial hit") while the media reads on from the segment's end into the same segment.
         // Data not yet destaged counts too: a segment holds write data only where reads may hit it.
         let partial = self
-            .find_segment(self.read_segments(), |s| s.end > s.start && lbn >= s.start && lbn < s.end)
+            .find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && lbn < e)
             .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
         // As DiskSim: while the actuator destages, the drive disconnects after the read-miss overhead even for a
         // partial hit, and sends the blocks it holds once it has the actuator.
