@@ -569,7 +569,16 @@ impl Hdd {
                         let from = self.p.layout.lbn_to_pbn(p.lbn);
                         p.end_ns() + self.seek_ns(Arm { cylinder: from.cylinder, head: from.head }, pbn, false)
                     });
-                    if t_ns < arrived_ns {
+                    // A pause on the same track, sectors passing while the read-ahead may not take them (it must
+                    // not overwrite what the host has not taken yet): DiskSim still steps sector by sector, so
+                    // the read-ahead stops at the end of the sector under the head.
+                    let stalled = prev.is_some_and(|p| {
+                        let from = self.p.layout.lbn_to_pbn(p.lbn);
+                        (from.cylinder, from.head) == (pbn.cylinder, pbn.head) && p.lbn + p.blocks == r.lbn
+                    });
+                    if stalled && !stop_now {
+                        r.start_ns - ((r.start_ns - t_ns) / r.sector_ns).floor() * r.sector_ns
+                    } else if t_ns < arrived_ns {
                         arrived_ns
                     } else if stop_now {
                         t_ns
@@ -819,9 +828,10 @@ impl Hdd {
             }
         };
         let total = if c.enabled { self.read_ahead_target(lbn, end, lbn) - media_from } else { blocks };
+        // The request's blocks first; the read-ahead after them depends on how fast the host takes them.
         self.runs.clear();
-        self.media(media_start, media_from, total, false, 0.0, None);
-        let runs = std::mem::take(&mut self.runs);
+        self.media(media_start, media_from, end - media_from, false, 0.0, None);
+        let mut runs = std::mem::take(&mut self.runs);
         let request_end_ns =
             runs.iter().find(|r| end > r.lbn && end <= r.lbn + r.blocks).map_or(media_start, |r| r.done_ns(end - 1));
         let avail = |b: u64| {
@@ -841,6 +851,11 @@ impl Hdd {
             mark_ns.max(command_done + disconnect) + o.first_reselect_ns + prep
         };
         let bus_end = self.bus_transfer_end(bus_start, (lbn..end).map(avail));
+        if media_from + total > end {
+            let first_on_track_ns = self.first_on_track_ns;
+            self.read_ahead_behind_host(&mut runs, (lbn, end), media_from + total, (bus_start, bus_end));
+            self.first_on_track_ns = first_on_track_ns;
+        }
         self.stream_continues_at = Some(end);
         self.arm_free_ns = request_end_ns;
         // Read any free blocks: the sectors of the first track that passed under the head while it waited for
@@ -885,6 +900,36 @@ impl Hdd {
         runs.clear();
         self.runs = runs;
         bus_end + o.read_complete_ns
+    }
+
+    /// Read ahead from the end of `request` to `target`, appending to `runs` (the request's own, which end where
+    /// the head is). As DiskSim's disk_buffer_block_available: until the request has gone to the host, the
+    /// read-ahead may not overwrite what the host has not taken yet (the segment is circular), so block b waits
+    /// for block b - segment size to have crossed the bus (the bus takes a block every `per block` from
+    /// `bus.0`; the request completes at `bus.1`), and a sector whose block may not be read yet passes by, the
+    /// read-ahead going on from it a turn later.
+    fn read_ahead_behind_host(&mut self, runs: &mut Vec<Run>, request: (u64, u64), target: u64, bus: (f64, f64)) {
+        let (lbn, end) = request;
+        let (bus_start_ns, bus_end_ns) = bus;
+        let size = self.p.cache.segment_blocks;
+        let per_block = self.p.bus_read_ns_per_block;
+        let mut t = runs.last().map_or(bus_start_ns, Run::end_ns);
+        // [end, lbn + size): free; [lbn + size, end + size): behind the host; beyond: once the request is done.
+        let free_until = (lbn + size).clamp(end, target);
+        let behind_until = (end + size).clamp(free_until, target);
+        self.runs.clear();
+        if free_until > end {
+            t = self.media(t, end, free_until - end, false, 0.0, None);
+        }
+        if behind_until > free_until {
+            let host = WriteData { t0_ns: bus_start_ns, per_block_ns: per_block, not_before_ns: 0.0 };
+            t = self.media(t, free_until, behind_until - free_until, false, 0.0, Some(host));
+        }
+        if target > behind_until {
+            let done = WriteData { t0_ns: bus_end_ns, per_block_ns: 0.0, not_before_ns: bus_end_ns };
+            self.media(t, behind_until, target - behind_until, false, 0.0, Some(done));
+        }
+        runs.append(&mut self.runs);
     }
 
     /// Where read-ahead after a read of `[lbn, end)` stops (see [`CacheParams::continuous_read`]), as DiskSim's
