@@ -877,7 +877,6 @@ impl Hdd {
         seg.end = if c.enabled { end } else { lbn };
         seg.dirty_until_ns = 0.0;
         self.touch(segment);
-        let mut runs = runs;
         if c.enabled && media_from + total > end {
             // What is left past the request is the read-ahead: trim the runs in place.
             runs.retain_mut(|r| {
