@@ -1013,7 +1013,7 @@ impl Hdd {
         if target <= limit {
             return;
         }
-        let (segment, from_ns) = (ra.segment, ra.runs.last().map_or(0.0, |r| r.end_ns()).max(resume_ns));
+        let from_ns = ra.runs.last().map_or(0.0, |r| r.end_ns()).max(resume_ns);
         self.runs.clear();
         self.media(from_ns, limit, target - limit, false, 0.0, None);
         let mut more = std::mem::take(&mut self.runs);
@@ -1023,9 +1023,8 @@ impl Hdd {
             let keep_from = target.saturating_sub(c.segment_blocks);
             ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
         }
+        // The segment keeps its last blocks as the read-ahead goes on (find_holding, stop_read_ahead).
         self.runs = more;
-        let seg = &mut self.segments[segment];
-        seg.start = seg.start.max(target.saturating_sub(c.segment_blocks));
     }
 
     /// Read ahead from `from` into `segment` after a hit on `[hit.0, hit.1)`, the actuator free at `start_ns`.
