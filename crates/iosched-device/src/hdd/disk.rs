@@ -738,7 +738,9 @@ impl Hdd {
         });
         let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
         if beyond_limit {
-            let resume_ns = t_ns + o.per_request_ns + self.read_hit_overhead(lbn, o);
+            // As DiskSim (disk_read_arrive): the media may move once the read-miss overhead is over, hit or not.
+            let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
+            let resume_ns = t_ns + o.per_request_ns + miss_overhead;
             self.extend_read_ahead(lbn, end, resume_ns);
         }
         if let Some(ra) = self.read_ahead.as_ref().filter(|_| joins) {
@@ -817,7 +819,9 @@ impl Hdd {
         let command_done = t_ns + overhead;
         let buffered_ns = if waits_for_destage { self.arm_free_ns } else { command_done };
         self.stop_read_ahead(t_ns);
-        let media_start = command_done.max(self.arm_free_ns);
+        // As DiskSim: the media may move once the read-miss overhead is over, for a partial hit too.
+        let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
+        let media_start = (t_ns + o.per_request_ns + miss_overhead).max(self.arm_free_ns);
         let (segment, media_from) = match partial {
             Some(segment) => {
                 self.stats.read_partial_hits += 1;
@@ -844,7 +848,9 @@ impl Hdd {
         let mark_ns = avail(lbn + self.read_watermark_blocks(blocks) - 1);
         // Enough in the buffer (a partial hit): no disconnection, so no reselection either. Otherwise the drive
         // reselects once the watermark is in and its disconnection is over.
-        let bus_start = if mark_ns <= command_done && !waits_for_destage {
+        // A partial hit sends the blocks it holds at once (DiskSim's "Immed transfer partial hit": no water mark),
+        // the rest following the media.
+        let bus_start = if (mark_ns <= command_done || partial.is_some()) && !waits_for_destage {
             command_done + prep
         } else {
             let disconnect =
