@@ -1036,6 +1036,19 @@ impl Hdd {
 
     /// Read ahead from `from` into `segment` after a hit on `[hit.0, hit.1)`, the actuator free at `start_ns`.
     fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, hit: (u64, u64)) {
+        // As DiskSim's disk_initiate_seek: a background read at level 1 does not leave the track the actuator is
+        // on, at level 2 its cylinder.
+        if from < self.p.layout.blocks() {
+            let to = self.p.layout.lbn_to_pbn(from);
+            let leaves = match self.p.cache.continuous_read {
+                1 => (to.cylinder, to.head) != (self.arm.cylinder, self.arm.head),
+                2 => to.cylinder != self.arm.cylinder,
+                _ => false,
+            };
+            if leaves {
+                return;
+            }
+        }
         let n = self.read_ahead_target(hit.0, hit.1, self.segments[segment].start).saturating_sub(from);
         if n == 0 || from >= self.p.layout.blocks() {
             return;
