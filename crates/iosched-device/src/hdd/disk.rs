@@ -876,12 +876,13 @@ impl Hdd {
             }
         }
         let seg = &mut self.segments[segment];
-        // A partial hit's segment keeps its older blocks as far as its size allows.
+        // A partial hit's segment keeps its older blocks as far as its size allows (the segment is circular: the
+        // last segment's worth of what it holds, as the read-ahead goes on).
+        seg.end = if c.enabled { end } else { lbn };
         seg.start = match partial {
-            Some(_) => seg.start.max((media_from + total).saturating_sub(c.segment_blocks)),
+            Some(_) => seg.start.max(seg.end.saturating_sub(c.segment_blocks)),
             None => first_kept,
         };
-        seg.end = if c.enabled { end } else { lbn };
         seg.dirty_until_ns = 0.0;
         self.touch(segment);
         if c.enabled && media_from + total > end {
