@@ -181,6 +181,10 @@ pub struct Refinements {
     /// a turn whenever the host reads faster than the media (hdd:sata7200 reads 13 MB/s sequentially so, against
     /// 72 MB/s with it, the seed's dd figure).
     pub join_at_read_ahead_frontier: bool,
+    /// `overlap_stop_with_overhead`: a command that stops a read-ahead positions once both its command overhead
+    /// and the stopped read-ahead's last sector or seek are over. DiskSim waits for the one after the other
+    /// (disk_check_hda adds the two delays).
+    pub overlap_stop_with_overhead: bool,
 }
 
 impl Refinements {
@@ -191,6 +195,7 @@ impl Refinements {
         extra_write_disconnect: false,
         write_stream: false,
         join_at_read_ahead_frontier: false,
+        overlap_stop_with_overhead: false,
     };
     /// Every refinement on (the default).
     /// (`extra_write_disconnect` stays off: on hp_c2247a's real trace, the one drive of the three with extra write
@@ -201,6 +206,7 @@ impl Refinements {
         extra_write_disconnect: false,
         write_stream: true,
         join_at_read_ahead_frontier: true,
+        overlap_stop_with_overhead: true,
     };
     /// The keys, with what each models.
     pub const KEYS: &'static [(&'static str, &'static str)] = &[
@@ -219,6 +225,10 @@ impl Refinements {
         (
             "join_at_read_ahead_frontier",
             "a read starting at the block the read-ahead is about to read joins it (DiskSim: a miss)",
+        ),
+        (
+            "overlap_stop_with_overhead",
+            "stopping a read-ahead overlaps the command overhead (DiskSim adds the two delays)",
         ),
     ];
 
@@ -240,6 +250,7 @@ impl Refinements {
             "extra_write_disconnect" => Some(&mut self.extra_write_disconnect),
             "write_stream" => Some(&mut self.write_stream),
             "join_at_read_ahead_frontier" => Some(&mut self.join_at_read_ahead_frontier),
+            "overlap_stop_with_overhead" => Some(&mut self.overlap_stop_with_overhead),
             _ => None,
         }
     }
@@ -542,7 +553,9 @@ impl Hdd {
     }
 
     /// Stop read-ahead at `t_ns`: keep what it read, free the actuator at the end of the sector under the head.
-    fn stop_read_ahead(&mut self, t_ns: f64) {
+    /// Returns how long after `t_ns` the actuator is free, if a read-ahead was running.
+    fn stop_read_ahead(&mut self, t_ns: f64) -> Option<f64> {
+        let mut stopped_after_ns = None;
         if let Some(ra) = self.read_ahead.take() {
             let end = ra.valid_end(t_ns);
             let size = self.p.cache.segment_blocks;
@@ -589,10 +602,25 @@ impl Hdd {
                 };
                 self.arm_free_ns = self.arm_free_ns.max(free_ns);
                 self.arm = track;
+                stopped_after_ns = Some((free_ns - t_ns).max(0.0));
             }
             let mut runs = ra.runs;
             runs.clear();
             self.spare_runs = runs;
+        }
+        stopped_after_ns
+    }
+
+    /// When a command whose media access may start at `mechanics_ns` (its command overhead over) starts it, the
+    /// read-ahead it stopped having left the actuator `stopped_after_ns` after its arrival. DiskSim adds
+    /// the two delays (disk_check_hda: what is left of the overhead plus what is left of the stopped access);
+    /// refinement overlap_stop_with_overhead lets them run at once.
+    fn after_stop_ns(&self, mechanics_ns: f64, stopped_after_ns: Option<f64>) -> f64 {
+        match stopped_after_ns {
+            Some(after) if !self.p.refinements.overlap_stop_with_overhead => {
+                (mechanics_ns + after).max(self.arm_free_ns)
+            }
+            _ => mechanics_ns.max(self.arm_free_ns),
         }
     }
 
@@ -794,9 +822,12 @@ impl Hdd {
                 t_ns + o.per_request_ns + hit_overhead + prep
             };
             let done = start + blocks as f64 * self.p.bus_read_ns_per_block + o.read_complete_ns;
-            if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= start {
+            // As DiskSim: the read-ahead after a hit may move the media once the read-miss overhead is over.
+            let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
+            let media_ns = t_ns + o.per_request_ns + miss_overhead;
+            if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= media_ns {
                 let seg_end = self.segments[segment].end;
-                self.start_read_ahead(segment, seg_end, start, (lbn, end));
+                self.start_read_ahead(segment, seg_end, media_ns, (lbn, end));
             }
             return done;
         }
@@ -818,10 +849,10 @@ impl Hdd {
             };
         let command_done = t_ns + overhead;
         let buffered_ns = if waits_for_destage { self.arm_free_ns } else { command_done };
-        self.stop_read_ahead(t_ns);
+        let stopped_after_ns = self.stop_read_ahead(t_ns);
         // As DiskSim: the media may move once the read-miss overhead is over, for a partial hit too.
         let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
-        let media_start = (t_ns + o.per_request_ns + miss_overhead).max(self.arm_free_ns);
+        let media_start = self.after_stop_ns(t_ns + o.per_request_ns + miss_overhead, stopped_after_ns);
         let (segment, media_from) = match partial {
             Some(segment) => {
                 self.stats.read_partial_hits += 1;
@@ -1080,7 +1111,7 @@ impl Hdd {
         self.stream_continues_at = None;
         let idle = self.arm_free_ns <= t_ns;
         let reading = self.read_ahead.as_ref().map(|r| r.segment);
-        self.stop_read_ahead(t_ns);
+        let stopped_after_ns = self.stop_read_ahead(t_ns);
         // Overwritten data leaves the other segments: as DiskSim's disk_buffer_set_segment, a segment holding any
         // of the blocks is emptied, unless it was reading ahead when the write came (its read-ahead stops, and it
         // keeps its blocks, the overwritten ones too, so a later read may hit data older than the write: emptying
@@ -1139,7 +1170,7 @@ impl Hdd {
         };
         let per_block = self.p.bus_write_ns_per_block;
         // As DiskSim: the actuator positions while the data arrives, for a fast write as for a write-through.
-        let media_start = mechanics_start.max(self.arm_free_ns);
+        let media_start = self.after_stop_ns(mechanics_start, stopped_after_ns);
         // DiskSim's minimum seek delay: a floor on positioning for a write, unless it appends to a write whose
         // media access is still going on (a sequential write stream).
         let minimum = if appends { 0.0 } else { o.minimum_seek_ns };
