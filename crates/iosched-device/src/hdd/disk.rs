@@ -825,9 +825,12 @@ impl Hdd {
             // As DiskSim: the read-ahead after a hit may move the media once the read-miss overhead is over.
             let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
             let media_ns = t_ns + o.per_request_ns + miss_overhead;
-            if c.read_ahead_on_idle_hit && self.read_ahead.is_none() && self.arm_free_ns <= media_ns {
+            if c.read_ahead_on_idle_hit && self.arm_free_ns <= media_ns {
+                // A read-ahead running elsewhere stops for this one (disk_activate_read).
+                let stopped_after_ns = self.stop_read_ahead(t_ns);
                 let seg_end = self.segments[segment].end;
-                self.start_read_ahead(segment, seg_end, media_ns, (lbn, end));
+                let start_ns = self.after_stop_ns(media_ns, stopped_after_ns);
+                self.start_read_ahead(segment, seg_end, start_ns, (lbn, end));
             }
             return done;
         }
