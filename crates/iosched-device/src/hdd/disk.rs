@@ -1212,11 +1212,21 @@ impl Hdd {
             let data = self.write_data(rest_start, rest, per_block);
             media_end = self.media(media_end, lbn + first_chunk, rest, true, 0.0, Some(data));
         }
-        if appends && !streams && self.runs.first().is_some_and(|r| r.start_ns - media_start < r.sector_ns) {
-            // As DiskSim: the destage under way writes the appended blocks too, their data being in in time, but
-            // ends with its own blocks; the append's own media access then starts there and writes them again,
-            // its first sector having just passed: one more turn.
-            media_end += self.period_ns;
+        if appends && !streams && first_chunk == blocks {
+            // As DiskSim: the destage under way goes on writing what the segment holds, the appended blocks too,
+            // until it catches up with the data (the next block not in as its sector passes); then the append's
+            // own media access starts there and writes all its blocks again, from its first one.
+            let half_turn = 0.5 * self.period_ns;
+            let mut caught_up_ns = media_start;
+            for r in &self.runs {
+                if r.start_ns - caught_up_ns > half_turn {
+                    break;
+                }
+                caught_up_ns = r.end_ns();
+            }
+            self.runs.clear();
+            let data = self.write_data(data_start, blocks, per_block);
+            media_end = self.media(caught_up_ns, lbn, blocks, true, 0.0, Some(data));
         }
         self.destage.extend_from_slice(&self.runs);
         self.arm_free_ns = media_end;
