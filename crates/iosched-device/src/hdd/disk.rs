@@ -329,6 +329,8 @@ struct WriteData {
 struct ReadAhead {
     segment: usize,
     runs: Vec<Run>,
+    /// When the head is on the first run's track (a read-ahead started from elsewhere seeks there first).
+    on_track_ns: f64,
 }
 
 impl ReadAhead {
@@ -579,7 +581,9 @@ impl Hdd {
                 } else {
                     // Before this track's first sector: moving to the track, or waiting for the sector.
                     let prev = ra.runs.iter().take_while(|x| x.start_ns < r.start_ns).last();
-                    let arrived_ns = prev.map_or(t_ns, |p| {
+                    // Its first track: the seek it began with (DiskSim finishes a seek under way, disk_buffer_
+                    // stopable_access), then the track.
+                    let arrived_ns = prev.map_or(ra.on_track_ns, |p| {
                         let from = self.p.layout.lbn_to_pbn(p.lbn);
                         p.end_ns() + self.seek_ns(Arm { cylinder: from.cylinder, head: from.head }, pbn, false)
                     });
@@ -934,7 +938,7 @@ impl Hdd {
                 true
             });
             if !runs.is_empty() {
-                self.read_ahead = Some(ReadAhead { segment, runs });
+                self.read_ahead = Some(ReadAhead { segment, runs, on_track_ns: 0.0 });
                 runs = std::mem::take(&mut self.spare_runs);
             }
         }
@@ -1088,10 +1092,11 @@ impl Hdd {
         if n == 0 || from >= self.p.layout.blocks() {
             return;
         }
+        let on_track_ns = start_ns + self.seek_ns(self.arm, self.p.layout.lbn_to_pbn(from), false);
         self.runs.clear();
         self.media(start_ns, from, n, false, 0.0, None);
         let runs = std::mem::replace(&mut self.runs, std::mem::take(&mut self.spare_runs));
-        self.read_ahead = Some(ReadAhead { segment, runs });
+        self.read_ahead = Some(ReadAhead { segment, runs, on_track_ns });
     }
 
     fn serve_write(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
