@@ -413,6 +413,8 @@ pub struct Hdd {
     current: Option<(u32, f64)>,
     /// The runs of writes whose media access may not have finished (the destage under way), in order.
     destage: Vec<Run>,
+    /// Until when the last write that joined a destage waits for its own media access (DiskSim).
+    append_pending_until_ns: f64,
     /// Scratch for the runs of one media access.
     runs: Vec<Run>,
     /// A cleared run buffer kept for the next read-ahead, so that steady state does not allocate.
@@ -439,6 +441,7 @@ impl Hdd {
             queue: VecDeque::new(),
             current: None,
             destage: Vec::new(),
+            append_pending_until_ns: 0.0,
             runs: Vec::new(),
             spare_runs: Vec::new(),
             stats: HddStats::default(),
@@ -1162,7 +1165,10 @@ impl Hdd {
         let appends = c.enabled
             && !idle
             && self.last_write.is_some_and(|(_, e)| e == lbn)
-            && self.unwritten_from(t_ns).is_some_and(|f| streams || lbn - f.min(lbn) < segment_blocks);
+            && self.unwritten_from(t_ns).is_some_and(|f| streams || lbn - f.min(lbn) < segment_blocks)
+            // As DiskSim: a write joins only as the next command the drive would serve, so not while an earlier
+            // append still waits for its own media access (disk_buffer_stopable_access asks the queue).
+            && (streams || t_ns >= self.append_pending_until_ns);
         let waits = !idle && !appends;
         let (data_start, mechanics_start) = match extra {
             Some(x) => (
@@ -1232,6 +1238,7 @@ impl Hdd {
             self.runs.clear();
             let data = self.write_data(data_start, blocks, per_block);
             media_end = self.media(caught_up_ns, lbn, blocks, true, 0.0, Some(data));
+            self.append_pending_until_ns = caught_up_ns;
         }
         self.destage.extend_from_slice(&self.runs);
         self.arm_free_ns = media_end;
