@@ -12,8 +12,9 @@
 //! it; else random). Per group it gives the share of requests within a tolerance of DiskSim's time; overall, also
 //! the demerit between the two access-time distributions, bucketed as `iosched validate` buckets them.
 
-use crate::validate::{demerit, demerit_of_printed, AccessTimeBuckets};
+use crate::validate::{demerit, demerit_of_printed, replay_issued_at, AccessTimeBuckets};
 use iosched_core::request::Op;
+use iosched_device::hdd::disk::{Hdd, HddParams};
 use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -254,6 +255,70 @@ impl Conformance {
             self.within as f64 / self.requests as f64
         }
     }
+}
+
+/// `runs` synthetic traces of `requests` requests each for a drive (seeds `seed`, `seed + 1`, ...), one after the
+/// other, and where each run starts and ends. No request is larger than a segment (nor 256 blocks): DiskSim itself
+/// fails assertions on some of those (a 128-block write appending to 64-block segments, for one).
+pub fn synthetic_runs(
+    params: &HddParams,
+    requests: usize,
+    runs: u64,
+    seed: u64,
+) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
+    let largest = params.cache.segment_blocks.clamp(1, 256);
+    let blocks = params.layout.blocks();
+    let mut records = Vec::new();
+    let mut ranges = Vec::new();
+    for s in seed..seed.saturating_add(runs) {
+        let start = records.len();
+        records.extend(disksim_validate::synthetic(blocks, largest, requests, s));
+        ranges.push(start..records.len());
+    }
+    (records, ranges)
+}
+
+/// iosched's disk model and DiskSim on the same runs of requests.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// What DiskSim made of each request compared, runs one after the other.
+    pub disksim: Vec<OracleRequest>,
+    /// iosched's access time of each, ms, the request issued when DiskSim issued it.
+    pub simulated_ms: Vec<f64>,
+    pub conformance: Conformance,
+    /// Why DiskSim stopped before the end of a run, per run that did.
+    pub failures: Vec<String>,
+}
+
+/// Run each of `runs` (slices of `records`) through DiskSim (`disksim`, on drive `parv`) and through a fresh
+/// [`Hdd`] built from `params`, each request issued when DiskSim issued it so that one difference does not move
+/// every later request against the rotation, and compare them.
+pub fn compare(
+    disksim: &Path,
+    parv: &Path,
+    params: &HddParams,
+    records: &[ValidateRecord],
+    runs: &[std::ops::Range<usize>],
+    buckets: &AccessTimeBuckets,
+    tolerance_ms: f64,
+) -> Result<Comparison, String> {
+    let mut served = Vec::new();
+    let mut ours = Vec::new();
+    let mut compared = Vec::new();
+    let mut failures = Vec::new();
+    for (k, r) in runs.iter().enumerate() {
+        let slice = &records[r.clone()];
+        let run = run(disksim, parv, slice)?;
+        if let Some(f) = run.failure {
+            failures.push(format!("run {}: {f}", k + 1));
+        }
+        let issued: Vec<f64> = run.requests.iter().map(|o| o.issued_ms).collect();
+        ours.extend(replay_issued_at(&mut Hdd::new(params.clone()), slice, &issued));
+        compared.extend_from_slice(&slice[..run.requests.len()]);
+        served.extend(run.requests);
+    }
+    let conformance = Conformance::new(&compared, &ours, &served, buckets, tolerance_ms);
+    Ok(Comparison { disksim: served, simulated_ms: ours, conformance, failures })
 }
 
 /// Where DiskSim's binary is when built by ../shared/peers/build.sh into `dest`.

@@ -11,7 +11,7 @@ use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::spec::{apply_hdd_keys, split_keys};
 use iosched_sim::disksim_oracle::{self, Conformance};
-use iosched_sim::validate::{jittered, replay, replay_issued_at, AccessTimeBuckets, Validation};
+use iosched_sim::validate::{jittered, replay, AccessTimeBuckets, Validation};
 use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -44,16 +44,8 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             (records, std::iter::once(0..n).collect::<Vec<_>>(), trace.display().to_string())
         }
         (None, Some(n)) => {
-            // No larger than a segment: DiskSim itself fails assertions on some of those (a 128-block write append
-            // into 64-block segments, for one).
+            let (records, runs) = disksim_oracle::synthetic_runs(&params, n as usize, args.runs, args.seed);
             let largest = params.cache.segment_blocks.clamp(1, 256);
-            let mut records = Vec::new();
-            let mut runs = Vec::new();
-            for seed in args.seed..args.seed + args.runs {
-                let start = records.len();
-                records.extend(disksim_validate::synthetic(blocks, largest, n as usize, seed));
-                runs.push(start..records.len());
-            }
             let seeds = match args.runs {
                 1 => format!("seed {}", args.seed),
                 k => format!("{k} runs, seeds {}-{}", args.seed, args.seed + k - 1),
@@ -103,27 +95,12 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     // DiskSim on the same drive and requests, when asked.
     let oracle = match &args.against_disksim {
         Some(bin) => {
-            let mut served = Vec::new();
-            let mut ours = Vec::new();
-            let mut compared = Vec::new();
-            let mut failures = Vec::new();
-            for (k, r) in runs.iter().enumerate() {
-                let slice = &records[r.clone()];
-                let run =
-                    disksim_oracle::run(bin, parv, slice).map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
-                if let Some(f) = run.failure {
-                    eprintln!("iosched: warning: run {}: {f}; comparing the requests it served", k + 1);
-                    failures.push(format!("run {}: {f}", k + 1));
-                }
-                // Each request issued when DiskSim issued it, so that one difference does not shift every later
-                // request against the rotation.
-                let issued: Vec<f64> = run.requests.iter().map(|o| o.issued_ms).collect();
-                ours.extend(replay_issued_at(&mut Hdd::new(params.clone()), slice, &issued));
-                compared.extend_from_slice(&slice[..run.requests.len()]);
-                served.extend(run.requests);
+            let c = disksim_oracle::compare(bin, parv, &params, &records, &runs, &buckets, args.tolerance_ms)
+                .map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
+            for f in &c.failures {
+                eprintln!("iosched: warning: {f}; comparing the requests it served");
             }
-            let c = Conformance::new(&compared, &ours, &served, &buckets, args.tolerance_ms);
-            Some((served, ours, c, failures))
+            Some((c.disksim, c.simulated_ms, c.conformance, c.failures))
         }
         None => None,
     };

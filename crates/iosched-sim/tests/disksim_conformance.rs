@@ -1,0 +1,78 @@
+//! The disk model with `conform=disksim` against DiskSim itself, request by request, on every drive DiskSim was
+//! validated on (the ten drives of its valid/runvalid). DiskSim is built from ../shared/peers (its
+//! build.sh) into this test's scratch folder; the test skips, saying so, only where the peers are absent, and
+//! .ci/run insists that they are there.
+//!
+//! Each drive gets ten traces of 300 requests made up to exercise the model (random and sequential reads and
+//! writes of one block to a segment, re-reads, reads of written data, no, short and long think times), each on a
+//! fresh drive and a fresh DiskSim, every request issued when DiskSim issued it. Short traces, because DiskSim's
+//! rotational position drifts (its fixed-point angle loses up to 2^-24 of a turn at each sector event): tens of
+//! microseconds over a few thousand requests, which would blur a 0.05 ms comparison.
+
+use iosched_device::disksim::build;
+use iosched_device::disksim::params::read_file;
+use iosched_device::hdd::disk::Refinements;
+use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_runs};
+use iosched_sim::validate::AccessTimeBuckets;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// DiskSim built from the peers folder, or None (said on stderr) where the peers are absent.
+fn disksim() -> Option<PathBuf> {
+    let peers = iosched_test_data::peer("disksim")?;
+    let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
+    let script = peers.parent().expect("peers/disksim has a parent").join("build.sh");
+    let out = Command::new("bash").arg(&script).arg(&dest).output().expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{} failed: {}{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(built_binary(&dest))
+}
+
+#[test]
+fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
+    let Some(disksim) = disksim() else { return };
+    let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
+    let drives = [
+        "atlas_III",
+        "barracuda",
+        "cheetah4LP",
+        "cheetah9LP",
+        "ibm18es",
+        "atlas10k",
+        "hp_c2247a",
+        "hp_c3323a",
+        "hp_c2490a",
+        "dec_rz26",
+    ];
+    let mut failures = Vec::new();
+    for drive in drives {
+        let parv = valid.join(format!("{drive}.parv"));
+        let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
+        let mut params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
+        params.refinements = Refinements::DISKSIM;
+        let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
+        let (records, runs) = synthetic_runs(&params, 300, 10, 1);
+        let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.failures.is_empty(), "{drive}: DiskSim stopped early: {:?}", c.failures);
+        let k = &c.conformance;
+        assert_eq!(k.requests, records.len(), "{drive}: every request compared");
+        eprintln!(
+            "{drive}: {:.1} % within 0.05 ms of DiskSim, demerit between the two {:.4} ms",
+            100.0 * k.share_within(),
+            k.rms_ms
+        );
+        if k.share_within() < 0.95 || k.rms_ms > 0.05 {
+            failures.push(format!(
+                "{drive}: {:.1} % within 0.05 ms, demerit {:.4} ms",
+                100.0 * k.share_within(),
+                k.rms_ms
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "want at least 95 % within 0.05 ms and a demerit of at most 0.05 ms: {failures:?}");
+}
