@@ -53,6 +53,12 @@ pub trait Device: Send {
         Vec::new()
     }
 
+    /// What the device made of the command it last began to serve, in a word ("hit", "miss", ...), for reports
+    /// that break results down by it; `None` for a device that does not say.
+    fn last_service(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether this is real I/O on the real clock (the live engine): its completions come when they come, not at
     /// times it can tell in advance, so the engine waits on it instead of jumping to [`Device::next_event_ns`].
     fn is_live(&self) -> bool {

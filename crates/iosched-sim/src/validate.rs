@@ -66,6 +66,23 @@ pub fn validate(device: &mut dyn Device, records: &[ValidateRecord], buckets: &A
 
 /// Replay `records` on `device`, closed loop, one request outstanding: each request's access time, ms.
 pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
+    replay_noting(device, records, |_, _| {})
+}
+
+/// [`replay`], also saying what the device made of each request (its [`Device::last_service`]; "" where it
+/// does not say).
+pub fn replay_with_services(device: &mut dyn Device, records: &[ValidateRecord]) -> (Vec<f64>, Vec<&'static str>) {
+    let mut services = Vec::with_capacity(records.len());
+    let simulated_ms = replay_noting(device, records, |_, d| services.push(d.last_service().unwrap_or("")));
+    (simulated_ms, services)
+}
+
+/// [`replay`], calling `note(i, device)` once request i has been submitted.
+fn replay_noting(
+    device: &mut dyn Device,
+    records: &[ValidateRecord],
+    mut note: impl FnMut(usize, &dyn Device),
+) -> Vec<f64> {
     let mut simulated_ms = Vec::with_capacity(records.len());
     let mut done: Vec<Completion> = Vec::with_capacity(1);
     let mut now_ns = 0u64;
@@ -75,6 +92,7 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
         req.dispatched_ns = now_ns;
         req.completed_ns = NOT_YET_NS;
         device.submit(now_ns, 0, &req);
+        note(i, &*device);
         loop {
             let t = device.next_event_ns().expect("a submitted request completes");
             done.clear();
@@ -87,6 +105,45 @@ pub fn replay(device: &mut dyn Device, records: &[ValidateRecord]) -> Vec<f64> {
         }
     }
     simulated_ms
+}
+
+/// The error of one kind of request: simulated minus measured access time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KindError {
+    /// "read hit sequential", ...: the operation, what the model made of it, how it follows the request before.
+    pub name: String,
+    pub requests: usize,
+    pub mean_difference_ms: f64,
+    /// Root mean square of the differences.
+    pub rms_difference_ms: f64,
+}
+
+/// Errors per kind of request, in name order: `services[i]` is what the model made of request i.
+pub fn errors_by_kind(
+    records: &[ValidateRecord],
+    simulated_ms: &[f64],
+    measured_ms: &[f64],
+    services: &[&str],
+) -> Vec<KindError> {
+    let mut kinds: std::collections::BTreeMap<String, (usize, f64, f64)> = std::collections::BTreeMap::new();
+    for i in 0..records.len().min(simulated_ms.len()).min(measured_ms.len()).min(services.len()) {
+        let op = if records[i].op == iosched_core::request::Op::Write { "write" } else { "read" };
+        let name = format!("{op} {} {}", services[i], crate::disksim_oracle::pattern(records, i));
+        let d = simulated_ms[i] - measured_ms[i];
+        let k = kinds.entry(name).or_default();
+        k.0 += 1;
+        k.1 += d;
+        k.2 += d * d;
+    }
+    kinds
+        .into_iter()
+        .map(|(name, (n, sum, squares))| KindError {
+            name,
+            requests: n,
+            mean_difference_ms: sum / n as f64,
+            rms_difference_ms: (squares / n as f64).sqrt(),
+        })
+        .collect()
 }
 
 /// Replay `records` on `device` with request i issued at `issue_ms[i]` (ms from the start; another simulator's

@@ -255,6 +255,76 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
 }
 
 #[test]
+fn validate_breaks_the_error_down_by_kind_and_makes_up_traces() {
+    let Some(d) = iosched_test_data::dir("disksim") else { return };
+    let parv = d.join("cheetah9LP.parv");
+    let trace = d.join("cheetah9LP.trace");
+    let run = |extra: &[&str]| {
+        let out = iosched(&[&["validate", "--disksim"], extra].concat());
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let p = parv.to_str().unwrap();
+    let v = run(&[p, "--trace", trace.to_str().unwrap(), "--json"]);
+    let kinds = v["kinds"].as_array().unwrap();
+    let total: u64 = kinds.iter().map(|k| k["requests"].as_u64().unwrap()).sum();
+    assert_eq!(total, 10_000, "every request in one kind");
+    let names: Vec<&str> = kinds.iter().map(|k| k["name"].as_str().unwrap()).collect();
+    for kind in ["read hit sequential", "read miss random", "write buffered random"] {
+        assert!(names.contains(&kind), "{names:?}");
+    }
+    // conform=disksim is DiskSim's model: on this trace its read-hit overhead rule makes it further from the drive.
+    let disksim = run(&[&format!("{p},conform=disksim"), "--trace", trace.to_str().unwrap(), "--json"]);
+    assert!(disksim["rms_ms"].as_f64().unwrap() > v["rms_ms"].as_f64().unwrap());
+    // A made-up trace: the same for the same seed, written out on request, no larger than a segment (561 blocks
+    // here, so up to 256).
+    let out_trace = std::env::temp_dir().join(format!("iosched-synthetic-{}.trace", std::process::id()));
+    let a = run(&[
+        p,
+        "--synthetic",
+        "200",
+        "--runs",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        "--write-trace",
+        out_trace.to_str().unwrap(),
+    ]);
+    let b = run(&[p, "--synthetic", "200", "--runs", "2", "--seed", "5", "--json"]);
+    assert_eq!(a["requests"], 400);
+    assert_eq!(a["rms_ms"], b["rms_ms"]);
+    let text = std::fs::read_to_string(&out_trace).unwrap();
+    assert_eq!(text.lines().count(), 400);
+    assert!(text.lines().all(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap() <= 256));
+    // Bad keys and a missing DiskSim are one-line errors.
+    for (args, want) in [
+        (vec![format!("{p},conform=maybe"), "--synthetic".into(), "10".into()], "conform: expected disksim or refined"),
+        (
+            vec![format!("{p},stream_hit_overhead=2"), "--synthetic".into(), "10".into()],
+            "stream_hit_overhead: expected",
+        ),
+        (vec![format!("{p},bogus=1"), "--synthetic".into(), "10".into()], "unknown key 'bogus'"),
+        (
+            vec![
+                p.into(),
+                "--synthetic".into(),
+                "10".into(),
+                "--against-disksim".into(),
+                "/nonexistent/disksim".into(),
+            ],
+            "DiskSim: cannot run /nonexistent/disksim",
+        ),
+    ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = iosched(&[&["validate", "--disksim"], &args[..]].concat());
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(want) && err.lines().filter(|l| l.starts_with("iosched: error")).count() == 1, "{err}");
+    }
+}
+
+#[test]
 fn validate_and_hdd_specs_reject_bad_input() {
     let Some(d) = iosched_test_data::dir("disksim") else { return };
     let parv = d.join("hp_c2247a.parv");

@@ -420,6 +420,8 @@ pub struct Hdd {
     /// A cleared run buffer kept for the next read-ahead, so that steady state does not allocate.
     spare_runs: Vec<Run>,
     stats: HddStats,
+    /// What the command last begun was: hit, stream (joined the read-ahead), partial, miss, buffered, through.
+    last_service: &'static str,
 }
 
 impl Hdd {
@@ -445,6 +447,7 @@ impl Hdd {
             runs: Vec::new(),
             spare_runs: Vec::new(),
             stats: HddStats::default(),
+            last_service: "",
             p,
         }
     }
@@ -799,6 +802,7 @@ impl Hdd {
             let segment = ra.segment;
             self.touch(segment);
             self.stats.read_stream_hits += 1;
+            self.last_service = "stream";
             // A read the media had to be sent further for is a media read: the next one continuing it is
             // the drive's sequential stream.
             self.stream_continues_at = beyond_limit.then_some(end);
@@ -813,6 +817,7 @@ impl Hdd {
         if let Some(segment) = hit.filter(|_| c.enabled) {
             self.touch(segment);
             self.stats.read_hits += 1;
+            self.last_service = "hit";
             let hit_overhead = self.read_hit_overhead(lbn, o);
             self.stream_continues_at = None;
             let start = if self.arm_free_ns > t_ns {
@@ -866,10 +871,12 @@ impl Hdd {
         let (segment, media_from) = match partial {
             Some(segment) => {
                 self.stats.read_partial_hits += 1;
+                self.last_service = "partial";
                 (segment, self.segments[segment].end)
             }
             None => {
                 self.stats.read_misses += 1;
+                self.last_service = "miss";
                 (self.victim(self.read_segments(), media_start), lbn)
             }
         };
@@ -1250,9 +1257,11 @@ impl Hdd {
         self.touch(segment);
         if fast {
             self.stats.fast_writes += 1;
+            self.last_service = "buffered";
             in_buffer + o.write_complete_ns
         } else {
             self.stats.write_throughs += 1;
+            self.last_service = "through";
             // The drive disconnected once the data was in; it reselects to report completion when the media write
             // is done and that disconnection is over. As DiskSim's disk_check_bus: the first-reselect overhead,
             // or the other-reselect one for a write that took the extra disconnect (its second reselection).
@@ -1345,6 +1354,10 @@ impl Device for Hdd {
             completed.push(Completion { tag, error: 0 });
             self.start_next(done);
         }
+    }
+
+    fn last_service(&self) -> Option<&'static str> {
+        Some(self.last_service).filter(|s| !s.is_empty())
     }
 
     fn stats(&self) -> Vec<(String, StatValue)> {

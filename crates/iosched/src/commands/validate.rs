@@ -11,7 +11,9 @@ use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::spec::{apply_hdd_keys, split_keys};
 use iosched_sim::disksim_oracle::{self, Conformance};
-use iosched_sim::validate::{jittered, replay, AccessTimeBuckets, Validation};
+use iosched_sim::validate::{
+    errors_by_kind, jittered, replay, replay_with_services, AccessTimeBuckets, KindError, Validation,
+};
 use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -90,6 +92,11 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     }
     let wall_s = started.elapsed().as_secs_f64();
     let v = Validation::new(first.expect("at least one replay"), &records, &buckets);
+    // What the model made of each request (one more replay, outside the timed ones), for the error by kind.
+    let services: Vec<&str> =
+        runs.iter().flat_map(|r| replay_with_services(&mut Hdd::new(params.clone()), &records[r.clone()]).1).collect();
+    let kinds = errors_by_kind(&records, &v.simulated_ms, &v.measured_ms, &services);
+    let has_measured = records.iter().any(|r| r.measured_us > 0.0);
     let requests = records.len() as u64 * args.repeat as u64;
     let rate = requests as f64 / wall_s.max(1e-9);
     // DiskSim on the same drive and requests, when asked.
@@ -154,6 +161,12 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             "mean_measured_ms": v.mean_measured_ms(),
             "requests": requests,
             "requests_per_s": rate,
+            "kinds": kinds.iter().map(|k| json!({
+                "name": k.name,
+                "requests": k.requests,
+                "mean_difference_ms": k.mean_difference_ms,
+                "rms_difference_ms": k.rms_difference_ms,
+            })).collect::<Vec<_>>(),
         });
         if let Some((s, e)) = &spread {
             value["jitter"] = json!({
@@ -198,6 +211,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         println!("           {:.4} ms (the requests' own times, not bucketed)", v.rms_exact_ms);
         println!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
         println!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
+        if has_measured {
+            print!("{}", kinds_table(&kinds));
+        }
         if let Some((s, e)) = &spread {
             println!(
                 "jitter     think times ±{} us, {} seeds: demerit {:.4} ± {:.4} ms (min {:.4}, max {:.4}); not \
@@ -210,6 +226,24 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The error against the measured times per kind of request: where a drive model is weak.
+fn kinds_table(kinds: &[KindError]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "by kind    {:<32} {:>8} {:>13} {:>13}",
+        "(what the model made of it)", "requests", "mean diff ms", "rms diff ms"
+    );
+    for k in kinds {
+        let _ = writeln!(
+            out,
+            "           {:<32} {:>8} {:>+13.4} {:>13.4}",
+            k.name, k.requests, k.mean_difference_ms, k.rms_difference_ms
+        );
+    }
+    out
 }
 
 /// iosched against DiskSim: overall, then per kind of request.
