@@ -350,7 +350,7 @@ mod tests {
     fn groups_requests_and_counts_those_within_the_tolerance() {
         let rec = |op, block, blocks| ValidateRecord {
             op,
-            buffer_action: "Miss".into(),
+            buffer_action: iosched_workload::trace::disksim_validate::BufferAction::Miss,
             block,
             blocks,
             measured_us: 0.0,

@@ -1027,10 +1027,11 @@ impl Hdd {
                 if end >= blocks {
                     return blocks;
                 }
-                let track_end = self.track_end_lbn(end);
-                let (a, b) = (l.lbn_to_pbn(segment_start.min(end)), l.lbn_to_pbn(end));
+                let (track_end, b) = self.track_end_and_pbn(end);
+                let a = l.lbn_to_pbn(segment_start.min(end));
                 if (a.cylinder, a.head) != (b.cylinder, b.head) {
-                    track_end + l.sectors_per_track(l.lbn_to_pbn(lbn).cylinder) as u64
+                    let first = if segment_start == lbn { a } else { l.lbn_to_pbn(lbn) };
+                    track_end + l.sectors_per_track(first.cylinder) as u64
                 } else {
                     track_end
                 }
@@ -1041,18 +1042,26 @@ impl Hdd {
 
     /// One past the last block on `lbn`'s track.
     fn track_end_lbn(&self, lbn: u64) -> u64 {
+        self.track_end_and_pbn(lbn).0
+    }
+
+    /// One past the last block on `lbn`'s track, and where `lbn` is.
+    fn track_end_and_pbn(&self, lbn: u64) -> (u64, Pbn) {
         let l = &self.p.layout;
         let blocks = l.blocks();
-        let (first, _) = l.locate(lbn, 1);
-        let mut x = lbn;
-        while x < blocks {
+        let (first, n) = l.locate(lbn, blocks - lbn);
+        let mut x = lbn + n;
+        // A run that reaches the track's last sector ends the track; one a slip or a spare cut short goes on.
+        let mut last_sector = first.sector as u64 + n;
+        while x < blocks && last_sector < l.sectors_per_track(first.cylinder) as u64 {
             let (p, n) = l.locate(x, blocks - x);
             if (p.cylinder, p.head) != (first.cylinder, first.head) {
                 break;
             }
             x += n;
+            last_sector = p.sector as u64 + n;
         }
-        x
+        (x, first)
     }
 
     /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the

@@ -26,7 +26,7 @@ pub fn parse(text: &str, file: &str) -> Result<Trace, TraceError> {
         if starts_summary(raw) {
             break;
         }
-        let line = Line { fields: raw.split_whitespace().collect(), location: Location::new(file, i + 1) };
+        let line = Line { fields: raw.split_whitespace().collect(), file, number: i + 1 };
         if line.fields.is_empty() {
             continue;
         }

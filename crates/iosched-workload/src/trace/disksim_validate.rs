@@ -4,23 +4,102 @@
 //! BUFFACTION (Hit, Miss, Doub, Trip) records what the measuring tool saw; it is kept but not used to steer
 //! the model.
 
-use super::{parse_lines, read_with, Format, Trace, TraceError, TraceRecord};
+use super::{parse_lines, Format, Line, Trace, TraceError, TraceRecord};
+use iosched_core::input::Location;
 use iosched_core::request::Op;
+use std::io::BufRead;
 use std::path::Path;
+
+/// What the measuring tool saw of a request: the four words DiskSim reads (it refuses any other).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferAction {
+    Hit,
+    Miss,
+    Doub,
+    Trip,
+}
+
+impl BufferAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferAction::Hit => "Hit",
+            BufferAction::Miss => "Miss",
+            BufferAction::Doub => "Doub",
+            BufferAction::Trip => "Trip",
+        }
+    }
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidateRecord {
     pub op: Op,
-    pub buffer_action: String,
+    pub buffer_action: BufferAction,
     pub block: u64,
     pub blocks: u64,
     pub measured_us: f64,
     pub next_interval_us: f64,
 }
 
-/// Read a validate trace.
+const LAYOUT: &str = "R|W action blkno bcount servtime nextinter";
+
+/// Read a validate trace. It is read as a stream, a line at a time: a validation trace may run to millions of
+/// lines, and holding its text as well as its records would double what it costs to read.
 pub fn read(path: &Path) -> Result<Vec<ValidateRecord>, TraceError> {
-    read_with(path, parse)
+    let mut out = Vec::new();
+    read_in_chunks(path, usize::MAX, |mut chunk| {
+        out.append(&mut chunk);
+        true
+    })?;
+    Ok(out)
+}
+
+/// Read a validate trace, handing its requests to `sink` `chunk` at a time (the last chunk may be shorter), as
+/// they are read; `sink` returns false to stop early. Errors as [`read`]'s.
+pub fn read_in_chunks(
+    path: &Path,
+    chunk: usize,
+    mut sink: impl FnMut(Vec<ValidateRecord>) -> bool,
+) -> Result<(), TraceError> {
+    let chunk = chunk.max(1);
+    let file = path.display().to_string();
+    let open = |e: std::io::Error| TraceError::new(Location::file(path), format!("cannot read trace: {e}"));
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(open)?);
+    let mut out = Vec::new();
+    let mut any = false;
+    let mut text = Vec::new();
+    // One field buffer for every line: emptied, it is handed from one line's borrow to the next (collecting an
+    // empty vector into one of another element lifetime keeps its allocation).
+    let mut spare: Vec<&str> = Vec::with_capacity(8);
+    let mut number = 0;
+    loop {
+        text.clear();
+        if reader.read_until(b'\n', &mut text).map_err(open)? == 0 {
+            break;
+        }
+        number += 1;
+        let s = std::str::from_utf8(&text)
+            .map_err(|_| TraceError::new(Location::new(file.as_str(), number), "not UTF-8 text"))?;
+        let mut fields: Vec<&str> = spare.into_iter().map(|_| "").collect();
+        fields.extend(s.split_ascii_whitespace());
+        let line = Line { fields, file: &file, number };
+        if !line.fields.is_empty() {
+            out.push(record_of(&line)?);
+            any = true;
+            if out.len() >= chunk && !sink(std::mem::replace(&mut out, Vec::with_capacity(chunk.min(1 << 16)))) {
+                return Ok(());
+            }
+        }
+        let mut fields = line.fields;
+        fields.clear();
+        spare = fields.into_iter().map(|_| "").collect();
+    }
+    if !any {
+        return Err(TraceError::new(Location::new(file.as_str(), 0), "no requests in the trace"));
+    }
+    if !out.is_empty() {
+        sink(out);
+    }
+    Ok(())
 }
 
 /// Parse a validate trace into the common form, for replay by `iosched sim`: each request is issued when the
@@ -39,31 +118,48 @@ pub fn parse_trace(text: &str, file: &str) -> Result<Trace, TraceError> {
 
 /// Parse validate-trace text; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Vec<ValidateRecord>, TraceError> {
-    parse_lines(text, file, 6, "R|W action blkno bcount servtime nextinter", |line| {
-        let f = &line.fields;
-        let op = match f[0] {
-            "R" | "r" => Op::Read,
-            "W" | "w" => Op::Write,
-            other => return Err(line.err(format!("expected R or W, found '{other}'"))),
-        };
-        let time = |k: usize, what: &str| -> Result<f64, TraceError> {
-            f[k].parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| line.err(format!("{what}: expected a time in microseconds, found '{}'", f[k])))
-        };
-        let blocks = line.whole(3, "bcount")?;
-        if blocks == 0 {
-            return Err(line.err("bcount: expected at least 1 block, found 0"));
+    parse_lines(text, file, 6, LAYOUT, record_of)
+}
+
+/// One line's request.
+fn record_of(line: &Line) -> Result<ValidateRecord, TraceError> {
+    let f = &line.fields;
+    if f.len() != 6 {
+        return Err(line.err(format!("expected 6 fields '{LAYOUT}', found {}", f.len())));
+    }
+    let op = match f[0] {
+        "R" | "r" => Op::Read,
+        "W" | "w" => Op::Write,
+        other => return Err(line.err(format!("expected R or W, found '{other}'"))),
+    };
+    let buffer_action = match f[1] {
+        "Hit" => BufferAction::Hit,
+        "Miss" => BufferAction::Miss,
+        "Doub" => BufferAction::Doub,
+        "Trip" => BufferAction::Trip,
+        other => {
+            return Err(
+                line.err(format!("action: expected Hit, Miss, Doub or Trip (as DiskSim reads it), found '{other}'"))
+            )
         }
-        Ok(ValidateRecord {
-            op,
-            buffer_action: f[1].to_string(),
-            block: line.whole(2, "blkno")?,
-            blocks,
-            measured_us: time(4, "servtime")?,
-            next_interval_us: time(5, "nextinter")?,
-        })
+    };
+    let time = |k: usize, what: &str| -> Result<f64, TraceError> {
+        f[k].parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| line.err(format!("{what}: expected a time in microseconds, found '{}'", f[k])))
+    };
+    let blocks = line.whole(3, "bcount")?;
+    if blocks == 0 {
+        return Err(line.err("bcount: expected at least 1 block, found 0"));
+    }
+    Ok(ValidateRecord {
+        op,
+        buffer_action,
+        block: line.whole(2, "blkno")?,
+        blocks,
+        measured_us: time(4, "servtime")?,
+        next_interval_us: time(5, "nextinter")?,
     })
 }
 
@@ -133,7 +229,7 @@ pub fn synthetic(blocks: u64, max_request_blocks: u64, count: usize, seed: u64) 
         }
         out.push(ValidateRecord {
             op,
-            buffer_action: "Miss".into(),
+            buffer_action: BufferAction::Miss,
             block,
             blocks: n,
             measured_us: 0.0,
@@ -151,7 +247,11 @@ pub fn format(records: &[ValidateRecord]) -> String {
         let op = if r.op == Op::Write { 'W' } else { 'R' };
         text.push_str(&format!(
             "{op} {} {} {} {:.3} {:.3}\n",
-            r.buffer_action, r.block, r.blocks, r.measured_us, r.next_interval_us
+            r.buffer_action.name(),
+            r.block,
+            r.blocks,
+            r.measured_us,
+            r.next_interval_us
         ));
     }
     text

@@ -31,7 +31,7 @@ pub fn parse(text: &str, file: &str) -> Result<Trace, TraceError> {
     let mut skipped = 0;
     let mut v2_clock_ns = 0u64;
     for (i, raw) in lines {
-        let line = Line { fields: raw.split_whitespace().collect(), location: Location::new(file, i + 1) };
+        let line = Line { fields: raw.split_whitespace().collect(), file, number: i + 1 };
         let f = &line.fields;
         let first = if version == 3 { 1 } else { 0 };
         if f.len() != first + 2 && f.len() != first + 4 {

@@ -8,11 +8,11 @@ use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
 use iosched_device::disksim::build::{self, Built};
 use iosched_device::disksim::params::read_file;
-use iosched_device::hdd::disk::Hdd;
+use iosched_device::hdd::disk::{Hdd, HddParams};
 use iosched_device::spec::{apply_hdd_keys, split_keys};
 use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{
-    errors_by_kind, jittered, replay, replay_with_services, AccessTimeBuckets, KindError, Validation,
+    errors_by_kind, jittered, replay, replay_with_services, AccessTimeBuckets, KindError, Replayer, Validation,
 };
 use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use serde_json::json;
@@ -37,11 +37,20 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             (AccessTimeBuckets::disksim(), None)
         }
     };
+    if !(args.tolerance_ms.is_finite() && args.tolerance_ms >= 0.0) {
+        return Err(bad(format!("--tolerance-ms {}: expected a number of milliseconds, 0 or more", args.tolerance_ms)));
+    }
+    if let Some(j) = args.jitter_us.filter(|j| !(j.is_finite() && *j > 0.0)) {
+        return Err(bad(format!("--jitter-us {j}: expected a positive number of microseconds")));
+    }
     let blocks = params.layout.blocks();
+    // A trace is replayed as it is read (the first pass); made-up traces once made.
+    let mut first_pass = None;
     // The requests, and where each run of them starts and ends: every run is replayed on a fresh drive.
     let (records, runs, trace_name) = match (&args.trace, args.synthetic) {
         (Some(trace), _) => {
-            let records = disksim_validate::read(trace).map_err(bad)?;
+            let (records, pass) = read_and_replay(trace, &params)?;
+            first_pass = Some(pass);
             let n = records.len();
             (records, std::iter::once(0..n).collect::<Vec<_>>(), trace.display().to_string())
         }
@@ -73,28 +82,34 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         std::fs::write(out, disksim_validate::format(&records))
             .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", out.display())))?;
     }
-    if !(args.tolerance_ms.is_finite() && args.tolerance_ms >= 0.0) {
-        return Err(bad(format!("--tolerance-ms {}: expected a number of milliseconds, 0 or more", args.tolerance_ms)));
-    }
-    if let Some(j) = args.jitter_us.filter(|j| !(j.is_finite() && *j > 0.0)) {
-        return Err(bad(format!("--jitter-us {j}: expected a positive number of microseconds")));
-    }
     // Warnings once the input is accepted, so that an error stays one line.
     for w in &warnings {
         eprintln!("iosched: warning: {w}");
     }
+    // The first pass also notes what the model made of each request (for the error by kind); each pass on a
+    // fresh drive, the trace's times starting from zero again. The rate counts the time spent replaying.
+    let (first, services, mut wall_s) = match first_pass {
+        Some(pass) => pass,
+        None => {
+            let started = Instant::now();
+            let mut services: Vec<&str> = Vec::with_capacity(records.len());
+            let first: Vec<f64> = runs
+                .iter()
+                .flat_map(|r| {
+                    let (ms, s) = replay_with_services(&mut Hdd::new(params.clone()), &records[r.clone()]);
+                    services.extend(s);
+                    ms
+                })
+                .collect();
+            (first, services, started.elapsed().as_secs_f64())
+        }
+    };
     let started = Instant::now();
-    let mut first = None;
-    for _ in 0..args.repeat {
-        // Each pass on a fresh drive: the trace's times start from zero again.
-        let simulated = replay_runs(&records);
-        first.get_or_insert(simulated);
+    for _ in 1..args.repeat {
+        replay_runs(&records);
     }
-    let wall_s = started.elapsed().as_secs_f64();
-    let v = Validation::new(first.expect("at least one replay"), &records, &buckets);
-    // What the model made of each request (one more replay, outside the timed ones), for the error by kind.
-    let services: Vec<&str> =
-        runs.iter().flat_map(|r| replay_with_services(&mut Hdd::new(params.clone()), &records[r.clone()]).1).collect();
+    wall_s += started.elapsed().as_secs_f64();
+    let v = Validation::new(first, &records, &buckets);
     let kinds = errors_by_kind(&records, &v.simulated_ms, &v.measured_ms, &services);
     let has_measured = records.iter().any(|r| r.measured_us > 0.0);
     let requests = records.len() as u64 * args.repeat as u64;
@@ -226,6 +241,49 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The first pass over a trace: each request's access time, what the model made of it, and the time spent
+/// replaying, s.
+type FirstPass = (Vec<f64>, Vec<&'static str>, f64);
+
+/// Read a validate trace and replay it on a fresh drive as it is read: a thread reads and parses chunks of it
+/// while this one replays them, so that a trace of millions of requests costs little more than its reading.
+/// Requests past the drive's end are an error naming their line.
+fn read_and_replay(trace: &Path, params: &HddParams) -> Result<(Vec<ValidateRecord>, FirstPass), CliError> {
+    let blocks = params.layout.blocks();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<ValidateRecord>>(4);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || disksim_validate::read_in_chunks(trace, 1 << 16, |c| tx.send(c).is_ok()));
+        let mut disk = Hdd::new(params.clone());
+        let mut replayer = Replayer::new(&mut disk);
+        let (mut records, mut simulated, mut services) = (Vec::new(), Vec::new(), Vec::new());
+        let mut busy_s = 0.0;
+        let mut past_end = None;
+        for chunk in rx.iter() {
+            if let Some(k) = chunk.iter().position(|r| r.block.saturating_add(r.blocks) > blocks) {
+                let r = &chunk[k];
+                past_end = Some((records.len() + k + 1, r.block, r.blocks));
+                break;
+            }
+            let started = Instant::now();
+            for r in &chunk {
+                simulated.push(replayer.next(r, |d| services.push(d.last_service().unwrap_or(""))));
+            }
+            busy_s += started.elapsed().as_secs_f64();
+            records.extend(chunk);
+        }
+        drop(rx);
+        let read = reader.join().expect("the trace reader does not panic");
+        read.map_err(bad)?;
+        if let Some((line, block, n)) = past_end {
+            return Err(bad(format!(
+                "{}:{line}: blocks {block}+{n} are past the drive's {blocks} blocks",
+                trace.display()
+            )));
+        }
+        Ok((records, (simulated, services, busy_s)))
+    })
 }
 
 /// The error against the measured times per kind of request: where a drive model is weak.
