@@ -168,6 +168,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     if args.json {
         let mut value = json!({
             "drive": args.disksim,
+            "refinements": params.refinements.enabled(),
             "trace": trace_name,
             "rms_ms": rms,
             "rms_exact_ms": v.rms_exact_ms,
@@ -217,6 +218,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
     } else {
         println!("drive      {}", args.disksim);
+        let on = params.refinements.enabled();
+        println!(
+            "model      {}",
+            if on.is_empty() {
+                "as DiskSim's code (no refinement)".to_string()
+            } else {
+                format!("refinements {} (conform=disksim for none)", on.join(", "))
+            }
+        );
         println!("trace      {} ({} requests)", trace_name, records.len());
         let bucketed_as = match &statdefs_file {
             Some(p) => format!("bucketed as {} says", p.display()),
