@@ -3,7 +3,8 @@
 //! `ssd:nvme` or `ssd:netflix` with keys such as `capacity_gib`, `op`, `precondition=fresh|steady`.
 
 use crate::device::Device;
-use crate::hdd::disk::{Hdd, HddParams, Refinements};
+use crate::hdd::disk::Hdd;
+use crate::hdd::params::{HddParams, Refinements};
 use crate::simple::{SimpleDevice, SimpleParams};
 use iosched_core::units;
 use std::path::Path;

@@ -14,7 +14,8 @@
 
 use crate::validate::{demerit, demerit_of_printed, replay_issued_at, AccessTimeBuckets};
 use iosched_core::request::Op;
-use iosched_device::hdd::disk::{Hdd, HddParams};
+use iosched_device::hdd::disk::Hdd;
+use iosched_device::hdd::params::HddParams;
 use iosched_workload::trace::disksim_validate::{self, ValidateRecord};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

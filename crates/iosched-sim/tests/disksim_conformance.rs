@@ -11,7 +11,7 @@
 
 use iosched_device::disksim::build;
 use iosched_device::disksim::params::read_file;
-use iosched_device::hdd::disk::Refinements;
+use iosched_device::hdd::params::Refinements;
 use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_runs};
 use iosched_sim::validate::AccessTimeBuckets;
 use std::path::PathBuf;

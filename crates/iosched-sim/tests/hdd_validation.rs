@@ -54,7 +54,7 @@ fn conform_disksim_reproduces_disksims_own_figures_on_the_real_traces() {
         let parv = dir.join(format!("{drive}.parv"));
         let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
         let mut params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
-        params.refinements = iosched_device::hdd::disk::Refinements::DISKSIM;
+        params.refinements = iosched_device::hdd::params::Refinements::DISKSIM;
         let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap().unwrap();
         let records = disksim_validate::read(&dir.join(format!("{drive}.trace"))).unwrap();
         let v = validate(&mut Hdd::new(params), &records, &buckets);

@@ -5,8 +5,8 @@
 //! buses' block transfer times, which bound the disk's.
 
 use super::params::{read_file, Block, Loc, ParamError, ParamFile, Value};
-use crate::hdd::disk::{CacheParams, ExtraDisconnect, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
+use crate::hdd::params::{CacheParams, ExtraDisconnect, HddParams, Overheads};
 use crate::hdd::seek::SeekCurve;
 use std::path::Path;
 

@@ -1,7 +1,9 @@
-//! The hard-disk model: geometry ([`layout`]), seek curves ([`seek`]), and the drive itself ([`disk`]): its
-//! mechanics in absolute time, its cache and its command overheads.
+//! The hard-disk model: geometry ([`layout`]), seek curves ([`seek`]), what decides a drive's timing
+//! ([`params`]), and the drive itself ([`disk`]): its mechanics in absolute time, its cache and its command
+//! overheads.
 
 pub mod disk;
 pub mod layout;
+pub mod params;
 pub mod preset;
 pub mod seek;

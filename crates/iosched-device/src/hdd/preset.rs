@@ -10,8 +10,8 @@
 //! read-ahead until the segment is full (DiskSim's continuous-read level 3), at most `read_ahead_sectors` past a
 //! read.
 
-use crate::hdd::disk::{CacheParams, HddParams, Overheads};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
+use crate::hdd::params::{CacheParams, HddParams, Overheads};
 use crate::hdd::seek::SeekCurve;
 use iosched_core::units::SECTOR_BYTES;
 use serde::Deserialize;

@@ -235,7 +235,7 @@ impl Ftl {
     }
 
     /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its die.
-    /// Call [`Ftl::collect`] while [`Ftl::needs_gc`] says so.
+    /// Call [`Ftl::collect_into`] while [`Ftl::needs_gc`] says so.
     pub fn write(&mut self, lpn: u64) -> Ppn {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old);

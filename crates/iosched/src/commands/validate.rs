@@ -8,7 +8,8 @@ use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
 use iosched_device::disksim::build::{self, Built};
 use iosched_device::disksim::params::read_file;
-use iosched_device::hdd::disk::{Hdd, HddParams};
+use iosched_device::hdd::disk::Hdd;
+use iosched_device::hdd::params::HddParams;
 use iosched_device::spec::{apply_hdd_keys, split_keys};
 use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{
