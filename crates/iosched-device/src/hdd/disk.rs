@@ -480,16 +480,13 @@ impl Hdd {
     /// after a media read take 0.49 ms, any other hit about 0.67 ms); DiskSim's parameters name the two
     /// overheads "after read" and "after write".
     fn read_hit_overhead(&self, lbn: u64, o: &Overheads) -> f64 {
-        let after_read = if self.p.refinements.stream_hit_overhead {
-            self.stream_continues_at == Some(lbn)
+        // DiskSim: by the previous command's type.
+        let by_previous = if self.last_was_read { o.read_hit_after_read_ns } else { o.read_hit_after_write_ns };
+        if self.p.refinements.stream_hit_overhead && self.last_was_read && self.stream_continues_at != Some(lbn) {
+            // Off the media stream: the slower of the drive's two hit paths.
+            by_previous.max(o.read_hit_after_write_ns)
         } else {
-            // DiskSim: by the previous command's type.
-            self.last_was_read
-        };
-        if after_read {
-            o.read_hit_after_read_ns
-        } else {
-            o.read_hit_after_write_ns
+            by_previous
         }
     }
 

@@ -104,10 +104,12 @@ pub struct CacheParams {
 /// its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Refinements {
-    /// `stream_hit_overhead`: a read hit pays the "after read" read-hit overhead only when it continues the
-    /// stream of the previous read that went to the media, the "after write" one otherwise. DiskSim picks by the
-    /// previous command's type. Measured Cheetah 9LPs take 0.49 ms for sequential hits after a media read and
-    /// about 0.67 ms for any other hit.
+    /// `stream_hit_overhead`: a read hit after a read that does not continue the stream of the previous read
+    /// that went to the media pays the slower of the drive's two read-hit overheads, as a hit served off the
+    /// drive's streaming path; every other hit pays DiskSim's (by the previous command's type). Measured Cheetah
+    /// 9LPs take 0.49 ms for sequential hits after a media read and about 0.67 ms for any other hit, which
+    /// DiskSim's rule charges alike after a read. On a drive whose after-write overhead is not the larger one the
+    /// refinement changes nothing.
     pub stream_hit_overhead: bool,
     /// `separate_write_segment`: honour "Use separate write segment" (every write uses one segment kept for
     /// writes, reads the others), as CMU's DiskSim 4.0 release does. The Western Digital build whose figures are
@@ -170,8 +172,8 @@ impl Refinements {
     pub const KEYS: &'static [(&'static str, &'static str)] = &[
         (
             "stream_hit_overhead",
-            "a read hit continuing the drive's media stream pays the after-read hit overhead, any other hit the \
-             after-write one",
+            "a read hit after a read, off the media stream, pays the slower of the two read-hit overheads \
+             (DiskSim: the after-read one)",
         ),
         ("separate_write_segment", "'Use separate write segment' is honoured (CMU's DiskSim 4.0, not WD's build)"),
         (
