@@ -573,6 +573,7 @@ impl Hdd {
                 // Keep pace with the reader (a read beyond the limit has just taken the read-ahead as far).
                 self.extend_read_ahead(lbn, end, t_ns);
             }
+            self.hold_read_ahead_behind_host((lbn, end), (first_ns, bus_end));
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
@@ -753,6 +754,76 @@ impl Hdd {
             self.media(t, behind_until, target - behind_until, false, 0.0, Some(done));
         }
         runs.append(&mut self.runs);
+    }
+
+    /// A read served by the running read-ahead (`request`, crossing the bus from `bus.0`, done at `bus.1`) holds
+    /// it back as a miss's read-ahead is held (see [`Self::read_ahead_behind_host`]): DiskSim's segment owner is
+    /// now this read, so until it has gone to the host no block may overwrite one it has not taken. Where the
+    /// planned runs would, they are cut at the first such sector and planned again from it, sectors passing by.
+    fn hold_read_ahead_behind_host(&mut self, request: (u64, u64), bus: (f64, f64)) {
+        let (lbn, end) = request;
+        let (bus_start_ns, bus_end_ns) = bus;
+        let size = self.p.cache.segment_blocks;
+        let per_block = self.p.bus_read_ns_per_block;
+        let Some(ra) = self.read_ahead.as_mut() else { return };
+        let limit = ra.limit();
+        // When block b may be read: once block b - size has crossed the bus (or the read is done).
+        let gate = |b: u64| {
+            if b < lbn + size {
+                0.0
+            } else if b < end + size {
+                bus_start_ns + (b - size - lbn + 1) as f64 * per_block
+            } else {
+                bus_end_ns
+            }
+        };
+        let mut cut = None;
+        'runs: for (i, r) in ra.runs.iter().enumerate() {
+            let from = r.lbn.max(lbn + size);
+            for b in from..r.lbn + r.blocks {
+                if r.start_ns + (b - r.lbn) as f64 * r.sector_ns < gate(b) - 1e-9 {
+                    cut = Some((i, b));
+                    break 'runs;
+                }
+            }
+        }
+        let Some((i, b_cut)) = cut else { return };
+        // The head is where block b_cut - 1 ends; without it in the runs, leave the plan as it is.
+        let before = if b_cut > ra.runs[i].lbn { Some(ra.runs[i]) } else { i.checked_sub(1).map(|j| ra.runs[j]) };
+        let Some(before) = before.filter(|r| b_cut > r.lbn && b_cut <= r.lbn + r.blocks) else { return };
+        let from_ns = before.done_ns(b_cut - 1);
+        let run = &mut ra.runs[i];
+        if b_cut > run.lbn {
+            run.blocks = b_cut - run.lbn;
+            ra.runs.truncate(i + 1);
+        } else {
+            ra.runs.truncate(i);
+        }
+        let pbn = self.p.layout.lbn_to_pbn(b_cut - 1);
+        let first_on_track_ns = self.first_on_track_ns;
+        self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
+        self.runs.clear();
+        let mut t = from_ns;
+        let behind_until = (end + size).clamp(b_cut, limit);
+        if behind_until > b_cut {
+            let host = WriteData {
+                t0_ns: bus_start_ns + (b_cut - size - lbn) as f64 * per_block,
+                per_block_ns: per_block,
+                not_before_ns: 0.0,
+            };
+            t = self.media(t, b_cut, behind_until - b_cut, false, 0.0, Some(host));
+        }
+        if limit > behind_until {
+            let done = WriteData { t0_ns: bus_end_ns, per_block_ns: 0.0, not_before_ns: bus_end_ns };
+            self.media(t, behind_until, limit - behind_until, false, 0.0, Some(done));
+        }
+        let mut more = std::mem::take(&mut self.runs);
+        if let Some(ra) = self.read_ahead.as_mut() {
+            ra.runs.append(&mut more);
+        }
+        self.runs = more;
+        // media() leaves the actuator's track at the end of the new plan, as the plan it replaces did.
+        self.first_on_track_ns = first_on_track_ns;
     }
 
     /// Where read-ahead after a read of `[lbn, end)` stops (see [`CacheParams::continuous_read`]), as DiskSim's

@@ -355,3 +355,29 @@ fn a_read_past_a_finished_read_ahead_is_a_partial_hit() {
     read(&mut d, old_end_ns + 20e6, limit - 32, 96);
     assert_eq!((d.stats.read_stream_hits, d.stats.read_misses, d.stats.read_partial_hits), (0, 1, 1));
 }
+
+#[test]
+fn a_read_served_by_the_read_ahead_holds_it_back_until_the_host_has_its_blocks() {
+    // A 64-block circular segment and read-ahead 200 blocks past a read: a read of the next 8 blocks joins the
+    // read-ahead, over a bus slower than the media (50 µs a block against 6.3); until it has gone to the host,
+    // the read-ahead may not overwrite a block it has not taken (DiskSim's disk_buffer_block_available), so the
+    // read of the next 9 blocks, arriving as it completes, still finds them in the segment.
+    let mut p = preset::load("sata7200").unwrap();
+    p.cache.segment_blocks = 64;
+    p.cache.continuous_read = 3;
+    p.cache.read_ahead_max_blocks = 200;
+    p.bus_read_ns_per_block = 1_000.0;
+    let mut d = Hdd::new(p);
+    let lbn = 400_000;
+    let first_done = read(&mut d, 0.0, lbn, 15);
+    assert!(d.read_ahead.as_ref().is_some_and(|ra| ra.valid_end(first_done) < lbn + 64), "reading ahead");
+    d.p.bus_read_ns_per_block = 50_000.0;
+    let second_done = read(&mut d, first_done, lbn + 15, 8);
+    assert_eq!(d.last_service(), Some("stream"));
+    // Unheld, the read-ahead would be well past lbn + 23 + 64 by now.
+    let ra = d.read_ahead.as_ref().unwrap();
+    assert!(ra.valid_end(second_done) <= lbn + 23 + 64, "read ahead to {}", ra.valid_end(second_done) - lbn);
+    read(&mut d, second_done, lbn + 23, 9);
+    assert!(matches!(d.last_service(), Some("stream" | "hit")), "{:?}", d.last_service());
+    assert_eq!(d.stats.read_misses, 1);
+}
