@@ -1069,7 +1069,8 @@ impl Hdd {
             }
             in_buffer = t;
         }
-        if first_chunk < blocks {
+        let own_access = appends && !streams;
+        if first_chunk < blocks && !own_access {
             // The rest once the media has caught up (the write water mark, 0 on most drives: all of it): the drive
             // disconnects after the first chunk and reconnects for the rest.
             let rest = blocks - first_chunk;
@@ -1078,21 +1079,73 @@ impl Hdd {
             let data = self.write_data(rest_start, rest, per_block);
             media_end = self.media(media_end, lbn + first_chunk, rest, true, 0.0, Some(data));
         }
-        if appends && !streams && first_chunk == blocks {
+        if own_access {
             // As DiskSim: the destage under way goes on writing what the segment holds, the appended blocks too,
             // until it catches up with the data (the next block not in as its sector passes); then the append's
             // own media access starts there and writes all its blocks again, from its first one.
+            // The data crosses the bus in chunks of what the segment has room for (disk_buffer_transfer_size): at
+            // the end of each chunk, as much more as the destage has made room for since. Once there is no room,
+            // the drive disconnects, and what is left crosses the bus once the append's own access reaches its
+            // first sector (the drive reconnects for it then, disk_request_needs_bus), the media writing it as it
+            // comes.
             let half_turn = 0.5 * self.period_ns;
+            let mut continued: Vec<Run> = Vec::new();
             let mut caught_up_ns = media_start;
-            for r in &self.runs {
-                if r.start_ns - caught_up_ns > half_turn {
+            let mut caught_up = false;
+            // The runs the destage goes on with: those before the first break (a wait of a turn for data).
+            let keep_unbroken =
+                |runs: &[Run], continued: &mut Vec<Run>, caught_up_ns: &mut f64, caught_up: &mut bool| {
+                    for r in runs {
+                        if *caught_up || r.start_ns - *caught_up_ns > half_turn {
+                            *caught_up = true;
+                            break;
+                        }
+                        *caught_up_ns = r.end_ns();
+                        continued.push(*r);
+                    }
+                };
+            keep_unbroken(&self.runs, &mut continued, &mut caught_up_ns, &mut caught_up);
+            let (mut sent, mut sent_ns) = (first_chunk, chunk_end);
+            while sent < blocks {
+                let first_unwritten = match self.unwritten_from(sent_ns) {
+                    Some(f) if f < lbn => f,
+                    _ => continued.iter().find(|r| sent_ns < r.end_ns()).map_or_else(
+                        || continued.last().map_or(lbn, |r| r.lbn + r.blocks),
+                        |r| {
+                            let done = ((sent_ns - r.start_ns).max(0.0) / r.sector_ns).floor() as u64;
+                            r.lbn + done.min(r.blocks)
+                        },
+                    ),
+                };
+                let room = segment_blocks.saturating_sub(lbn + sent - first_unwritten);
+                if room == 0 {
                     break;
                 }
-                caught_up_ns = r.end_ns();
+                let n = room.min(blocks - sent);
+                if !caught_up {
+                    self.runs.clear();
+                    let data = WriteData { t0_ns: sent_ns, per_block_ns: per_block, not_before_ns: 0.0 };
+                    self.media(caught_up_ns, lbn + sent, n, true, 0.0, Some(data));
+                    let runs = std::mem::take(&mut self.runs);
+                    keep_unbroken(&runs, &mut continued, &mut caught_up_ns, &mut caught_up);
+                    self.runs = runs;
+                }
+                sent += n;
+                sent_ns += n as f64 * per_block;
             }
+            in_buffer = sent_ns;
             self.runs.clear();
-            let data = self.write_data(data_start, blocks, per_block);
-            media_end = self.media(caught_up_ns, lbn, blocks, true, 0.0, Some(data));
+            // The chunks follow each other without a break: block k is in at data_start + (k + 1) x per block.
+            let data = self.write_data(data_start, sent, per_block);
+            media_end = self.media(caught_up_ns, lbn, sent, true, 0.0, Some(data));
+            if sent < blocks {
+                let rest = blocks - sent;
+                let own_start_ns = self.runs.first().map_or(media_end, |r| r.start_ns);
+                let rest_start = own_start_ns + o.first_reselect_ns + o.data_prep_ns;
+                in_buffer = rest_start + rest as f64 * per_block;
+                let data = WriteData { t0_ns: rest_start, per_block_ns: per_block, not_before_ns: 0.0 };
+                media_end = self.media(media_end, lbn + sent, rest, true, 0.0, Some(data));
+            }
             self.append_pending_until_ns = caught_up_ns;
         }
         self.destage.extend_from_slice(&self.runs);

@@ -381,3 +381,34 @@ fn a_read_served_by_the_read_ahead_holds_it_back_until_the_host_has_its_blocks()
     assert!(matches!(d.last_service(), Some("stream" | "hit")), "{:?}", d.last_service());
     assert_eq!(d.stats.read_misses, 1);
 }
+
+#[test]
+fn an_append_sends_what_the_segment_has_room_for_and_the_rest_when_its_own_access_begins() {
+    // DiskSim's appends (conform=disksim): a 64-block segment, a bus slower than the media (20 µs a block).
+    let drive = || {
+        let mut p = preset::load("sata7200").unwrap();
+        p.cache.segment_blocks = 64;
+        p.bus_write_ns_per_block = 20_000.0;
+        p.refinements = crate::hdd::params::Refinements::DISKSIM;
+        Hdd::new(p)
+    };
+    let turn_ns = 60e9 / 7200.0;
+    let lbn = 30_000_000;
+    // A 9-block write far from the head, then at once a 61-block write after it: 55 blocks fit beside the 9 not
+    // yet on the media; the destage is still seeking when they are in, so the drive disconnects, and the last
+    // 6 cross the bus once the append's own access comes round to its first sector, after the destage.
+    let mut d = drive();
+    let a_done = write(&mut d, 0.0, lbn, 9);
+    let b_done = write(&mut d, a_done, lbn + 9, 61);
+    assert_eq!(d.last_service(), Some("buffered"));
+    assert!(b_done - a_done > turn_ns, "the rest waited {} ms", (b_done - a_done) / 1e6);
+    // A 40-block write after a 40-block write whose destage is under way: 34 blocks fit, and by the time they
+    // are in, the destage has made room for the other 6, which follow at once.
+    let mut d = drive();
+    write(&mut d, 0.0, lbn, 40);
+    let destage = d.destage[0];
+    let at_ns = destage.start_ns + 10.0 * destage.sector_ns;
+    let b_done = write(&mut d, at_ns, lbn + 40, 40);
+    let bus_ns = 40.0 * 20_000.0;
+    assert!(b_done - at_ns < bus_ns + 1e6, "took {} ms", (b_done - at_ns) / 1e6);
+}
