@@ -112,8 +112,8 @@ fn run_in(
             .join(" | ");
         format!("DiskSim ({}) stopped after {} of {} requests: {said}", output.status, requests.len(), records.len())
     });
-    if requests.is_empty() {
-        return Err(failure.unwrap_or_else(|| "DiskSim served no request".into()));
+    if requests.is_empty() && failure.is_none() {
+        return Err("DiskSim served no request".into());
     }
     Ok(OracleRun { requests, failure })
 }
@@ -317,6 +317,9 @@ pub fn compare(
         ours.extend(replay_issued_at(&mut Hdd::new(params.clone()), slice, &issued));
         compared.extend_from_slice(&slice[..run.requests.len()]);
         served.extend(run.requests);
+    }
+    if served.is_empty() {
+        return Err(failures.first().cloned().unwrap_or_else(|| "DiskSim served no request".into()));
     }
     let conformance = Conformance::new(&compared, &ours, &served, buckets, tolerance_ms);
     Ok(Comparison { disksim: served, simulated_ms: ours, conformance, failures })
