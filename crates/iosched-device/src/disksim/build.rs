@@ -52,6 +52,7 @@ const DISK_KEYS: &[&str] = &[
     "Minimum seek delay",
     "Data preparation overhead",
     "High (read) water mark",
+    "Low (write) water mark",
     "Set watermark by reqsize",
     "Extra write disconnect",
     "Extradisc command overhead",
@@ -82,7 +83,6 @@ const DISK_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
     ("Allow write prebuffering", 0.0),
     ("Preseeking level", 0.0),
     ("Never disconnect", 0.0),
-    ("Low (write) water mark", 0.0),
     ("Calc sector by sector", 1.0),
     ("Immediate buffer read", 0.0),
     ("Immediate buffer write", 0.0),
@@ -366,6 +366,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     }
     let read_watermark = disk.number_or("High (read) water mark", 0.0)?;
     let read_watermark_of_request = disk.int_or("Set watermark by reqsize", 0, 1, 1)? == 1;
+    let write_watermark = disk.number_or("Low (write) water mark", 0.0)?;
     let segments = disk.int_or("Number of buffer segments", 1, 1 << 16, 1)? as u32;
     let segment_blocks = disk.int_or("Segment size (in blks)", 1, 1 << 30, 256)? as u64;
     let cache = CacheParams {
@@ -401,6 +402,7 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             bus_write_ns_per_block: bus_write_ms * MS,
             read_watermark,
             read_watermark_of_request,
+            write_watermark,
             overheads,
             cache,
             queue_depth: disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32,

@@ -475,6 +475,18 @@ impl Hdd {
         share.clamp(1, blocks)
     }
 
+    /// Blocks of a `blocks`-block write that may be left in the buffer, not yet on the media, when the drive
+    /// reconnects for more of its data (DiskSim's disk_buffer_set_segment and disk_request_needs_bus: the low
+    /// water mark, a share of the request rounded down but at least one block, or of the segment rounded up).
+    fn write_watermark_blocks(&self, blocks: u64) -> u64 {
+        let segment = self.p.cache.segment_blocks;
+        if self.p.read_watermark_of_request {
+            ((blocks.min(segment) as f64 * self.p.write_watermark) as u64).max(1)
+        } else {
+            (segment as f64 * self.p.write_watermark + 0.9999999999) as u64
+        }
+    }
+
     /// The read-hit overhead: the fast path when the read continues the stream of the previous read that
     /// went to the media, the slower one otherwise. The measured Cheetah 9LP shows this (sequential hits
     /// after a media read take 0.49 ms, any other hit about 0.67 ms); DiskSim's parameters name the two
@@ -1040,6 +1052,8 @@ impl Hdd {
         let per_block = self.p.bus_write_ns_per_block;
         // As DiskSim: the actuator positions while the data arrives, for a fast write as for a write-through.
         let media_start = self.after_stop_ns(mechanics_start, stopped_after_ns);
+        // An append goes on from where the access it joins ends (its blocks follow that access's last one).
+        let media_start = if appends { media_start.max(self.arm_free_ns) } else { media_start };
         // DiskSim's minimum seek delay: a floor on positioning for a write, unless it appends to a write whose
         // media access is still going on (a sequential write stream).
         let minimum = if appends { 0.0 } else { o.minimum_seek_ns };
@@ -1085,9 +1099,8 @@ impl Hdd {
             // own media access starts there and writes all its blocks again, from its first one.
             // The data crosses the bus in chunks of what the segment has room for (disk_buffer_transfer_size): at
             // the end of each chunk, as much more as the destage has made room for since. Once there is no room,
-            // the drive disconnects, and what is left crosses the bus once the append's own access reaches its
-            // first sector (the drive reconnects for it then, disk_request_needs_bus), the media writing it as it
-            // comes.
+            // the drive disconnects, and reconnects for the rest once the append's own access has written all but
+            // the write water mark of what is in (disk_request_needs_bus), the media writing the rest as it comes.
             let half_turn = 0.5 * self.period_ns;
             let mut continued: Vec<Run> = Vec::new();
             let mut caught_up_ns = media_start;
@@ -1140,8 +1153,19 @@ impl Hdd {
             media_end = self.media(caught_up_ns, lbn, sent, true, 0.0, Some(data));
             if sent < blocks {
                 let rest = blocks - sent;
-                let own_start_ns = self.runs.first().map_or(media_end, |r| r.start_ns);
-                let rest_start = own_start_ns + o.first_reselect_ns + o.data_prep_ns;
+                // The drive reconnects once the access has written all but the water mark of what is in (it checks
+                // as the access begins and at each sector).
+                let left = self.write_watermark_blocks(blocks);
+                let reconnect_ns = match (lbn + sent).checked_sub(left + 1).filter(|&b| b >= lbn) {
+                    Some(b) => self
+                        .runs
+                        .iter()
+                        .find(|r| b >= r.lbn && b < r.lbn + r.blocks)
+                        .map_or(media_end, |r| r.done_ns(b)),
+                    // Already so as the access begins.
+                    None => caught_up_ns,
+                };
+                let rest_start = reconnect_ns + o.first_reselect_ns + o.data_prep_ns;
                 in_buffer = rest_start + rest as f64 * per_block;
                 let data = WriteData { t0_ns: rest_start, per_block_ns: per_block, not_before_ns: 0.0 };
                 media_end = self.media(media_end, lbn + sent, rest, true, 0.0, Some(data));

@@ -252,6 +252,10 @@ pub struct HddParams {
     /// a segment. Either way at least one block, and never more than the whole request.
     pub read_watermark: f64,
     pub read_watermark_of_request: bool,
+    /// How little of a write's data may be left in the buffer, not yet on the media, before the drive reconnects
+    /// for more (DiskSim's "Low (write) water mark"), as a share of the request or of a segment as for reads:
+    /// of the request at least one block.
+    pub write_watermark: f64,
     pub overheads: Overheads,
     pub cache: CacheParams,
     pub queue_depth: u32,

@@ -116,6 +116,7 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
         bus_write_ns_per_block: bus_ns,
         read_watermark: 0.0,
         read_watermark_of_request: true,
+        write_watermark: 0.0,
         overheads: Overheads {
             read_hit_after_read_ns: p.overheads.read_hit_ms * ms,
             read_hit_after_write_ns: p.overheads.read_hit_ms * ms,

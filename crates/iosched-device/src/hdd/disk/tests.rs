@@ -383,7 +383,7 @@ fn a_read_served_by_the_read_ahead_holds_it_back_until_the_host_has_its_blocks()
 }
 
 #[test]
-fn an_append_sends_what_the_segment_has_room_for_and_the_rest_when_its_own_access_begins() {
+fn an_append_sends_what_the_segment_has_room_for_and_the_rest_at_its_own_accesss_water_mark() {
     // DiskSim's appends (conform=disksim): a 64-block segment, a bus slower than the media (20 µs a block).
     let drive = || {
         let mut p = preset::load("sata7200").unwrap();
@@ -402,6 +402,16 @@ fn an_append_sends_what_the_segment_has_room_for_and_the_rest_when_its_own_acces
     let b_done = write(&mut d, a_done, lbn + 9, 61);
     assert_eq!(d.last_service(), Some("buffered"));
     assert!(b_done - a_done > turn_ns, "the rest waited {} ms", (b_done - a_done) / 1e6);
+    // It reconnects once that access has written all but the low water mark of the 64 blocks in: one block
+    // (the least there is), or with a water mark of half the request, 30 (61 x 0.5, rounded down): 29 sectors
+    // earlier.
+    let mut d = drive();
+    d.p.write_watermark = 0.5;
+    let a_done = write(&mut d, 0.0, lbn, 9);
+    let b_done_half = write(&mut d, a_done, lbn + 9, 61);
+    let sector_ns = d.destage[0].sector_ns;
+    let earlier = (b_done - b_done_half) / sector_ns;
+    assert!((earlier - 29.0).abs() < 0.01, "{earlier} sectors earlier");
     // A 40-block write after a 40-block write whose destage is under way: 34 blocks fit, and by the time they
     // are in, the destage has made room for the other 6, which follow at once.
     let mut d = drive();
