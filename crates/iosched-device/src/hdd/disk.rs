@@ -1085,10 +1085,17 @@ impl Hdd {
         }
         let own_access = appends && !streams;
         if first_chunk < blocks && !own_access {
-            // The rest once the media has caught up (the write water mark, 0 on most drives: all of it): the drive
-            // disconnects after the first chunk and reconnects for the rest.
+            // The drive disconnects after the first chunk and reconnects for the rest once the media has written
+            // all but the write water mark of what is in.
             let rest = blocks - first_chunk;
-            let rest_start = (chunk_end + o.write_disconnect_ns).max(media_end) + o.first_reselect_ns + o.data_prep_ns;
+            let left = self.write_watermark_blocks(blocks);
+            let reconnect_ns = (lbn + first_chunk)
+                .checked_sub(left + 1)
+                .filter(|&b| b >= lbn)
+                .and_then(|b| self.runs.iter().find(|r| b >= r.lbn && b < r.lbn + r.blocks).map(|r| r.done_ns(b)))
+                .unwrap_or(media_start);
+            let rest_start =
+                (chunk_end + o.write_disconnect_ns).max(reconnect_ns) + o.first_reselect_ns + o.data_prep_ns;
             in_buffer = rest_start + rest.min(segment_blocks) as f64 * per_block;
             let data = self.write_data(rest_start, rest, per_block);
             media_end = self.media(media_end, lbn + first_chunk, rest, true, 0.0, Some(data));

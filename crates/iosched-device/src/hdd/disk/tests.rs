@@ -422,3 +422,23 @@ fn an_append_sends_what_the_segment_has_room_for_and_the_rest_at_its_own_accesss
     let bus_ns = 40.0 * 20_000.0;
     assert!(b_done - at_ns < bus_ns + 1e6, "took {} ms", (b_done - at_ns) / 1e6);
 }
+
+#[test]
+fn a_write_larger_than_a_segment_sends_the_rest_at_the_write_water_mark() {
+    // A 100-block write into 64-block segments over a 20 µs bus: the first 64 go at once, the drive disconnects,
+    // and reconnects for the other 36 once the media has written all but the low water mark of them (one block;
+    // with half the request, 32, as min(100, 64) x 0.5): 31 sectors earlier.
+    let done = |watermark: f64| {
+        let mut p = preset::load("sata7200").unwrap();
+        p.cache.segment_blocks = 64;
+        p.bus_write_ns_per_block = 20_000.0;
+        p.write_watermark = watermark;
+        let mut d = Hdd::new(p);
+        let done = write(&mut d, 0.0, 30_000_000, 100);
+        (done, d.destage[0].sector_ns)
+    };
+    let (at_least_one, sector_ns) = done(0.0);
+    let (half, _) = done(0.5);
+    let earlier = (at_least_one - half) / sector_ns;
+    assert!((earlier - 31.0).abs() < 0.01, "{earlier} sectors earlier");
+}
