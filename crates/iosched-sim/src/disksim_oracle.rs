@@ -85,15 +85,35 @@ fn run_in(
         text = disksim_validate::format(&records[..records.len() - 1]) + &disksim_validate::format(&extra);
     }
     std::fs::write(&trace, text).map_err(|e| io("cannot write", &trace, e))?;
-    let output = Command::new(disksim)
+    // DiskSim's output goes to files (not pipes it could fill while we wait), and a run that does not end (some
+    // made-up traces send DiskSim into a loop) is stopped after a generous time for its length.
+    let said_path = work.join("iosched-oracle.said");
+    let said_file = std::fs::File::create(&said_path).map_err(|e| io("cannot write", &said_path, e))?;
+    let said_err = said_file.try_clone().map_err(|e| io("cannot write", &said_path, e))?;
+    let mut child = Command::new(disksim)
         .current_dir(work)
         .arg(parv_name)
         .arg("iosched-oracle.outv")
         .arg("validate")
         .arg("iosched-oracle.trace")
         .arg("0")
-        .output()
+        .stdout(said_file)
+        .stderr(said_err)
+        .spawn()
         .map_err(|e| io("cannot run", disksim, e))?;
+    let limit = time_limit(records.len());
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|e| io("cannot wait for", disksim, e))? {
+            Some(status) => break Ok(status),
+            None if started.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break Err(format!("(did not finish within {} s)", limit.as_secs()));
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    };
     let log = work.join("log_sim_results.csv");
     let mut requests = if log.exists() {
         read_log(&std::fs::read_to_string(&log).map_err(|e| io("cannot read", &log, e))?)
@@ -102,20 +122,31 @@ fn run_in(
         Vec::new()
     };
     requests.truncate(records.len());
-    let failure = (!output.status.success() || requests.len() < records.len()).then(|| {
-        let said: String = String::from_utf8_lossy(&output.stderr)
+    let ended_well = status.as_ref().is_ok_and(|s| s.success());
+    let failure = (!ended_well || requests.len() < records.len()).then(|| {
+        let text = std::fs::read(&said_path).unwrap_or_default();
+        let said: String = String::from_utf8_lossy(&text)
             .lines()
-            .chain(String::from_utf8_lossy(&output.stdout).lines())
             .filter(|l| !l.trim().is_empty())
             .take(5)
             .collect::<Vec<_>>()
             .join(" | ");
-        format!("DiskSim ({}) stopped after {} of {} requests: {said}", output.status, requests.len(), records.len())
+        let how = match &status {
+            Ok(s) => format!("({s})"),
+            Err(why) => why.clone(),
+        };
+        format!("DiskSim {how} stopped after {} of {} requests: {said}", requests.len(), records.len())
     });
     if requests.is_empty() && failure.is_none() {
         return Err("DiskSim served no request".into());
     }
     Ok(OracleRun { requests, failure })
+}
+
+/// How long a DiskSim run of `requests` requests may take before it is stopped: ten seconds and a millisecond a
+/// request (DiskSim serves about 30,000 requests a second; a 300-request run takes a tenth of a second).
+fn time_limit(requests: usize) -> std::time::Duration {
+    std::time::Duration::from_millis(10_000 + requests as u64)
 }
 
 #[cfg(unix)]

@@ -78,7 +78,7 @@ fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
 }
 
 #[test]
-fn a_run_disksim_aborts_on_is_reported_and_the_others_are_compared() {
+fn a_run_disksim_aborts_or_loops_on_is_reported_and_the_others_are_compared() {
     // On hp_c2247a, the synthetic run of seed 37 makes DiskSim abort before it writes any result (an assertion
     // in its layout code, find_band_lbn); the runs beside it are still compared.
     let Some(disksim) = disksim() else { return };
@@ -100,4 +100,15 @@ fn a_run_disksim_aborts_on_is_reported_and_the_others_are_compared() {
     let (records, runs) = synthetic_runs(&params, 300, 1, 37);
     let e = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_err();
     assert!(e.contains("stopped after 0 of 300"), "{e}");
+    // On atlas_III, the run of seed 280 sends DiskSim into a loop: it is stopped after its time limit (ten
+    // seconds and a millisecond a request) and reported.
+    let parv = valid.join("atlas_III.parv");
+    let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
+    let params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
+    let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
+    let (records, runs) = synthetic_runs(&params, 300, 2, 279);
+    let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.failures.len(), 1, "{:?}", c.failures);
+    assert!(c.failures[0].starts_with("run 2: DiskSim (did not finish within 10 s)"), "{:?}", c.failures);
+    assert_eq!(c.conformance.requests, 300);
 }
