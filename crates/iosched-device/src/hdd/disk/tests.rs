@@ -153,6 +153,7 @@ fn with_a_separate_write_segment_every_write_after_a_write_it_does_not_continue_
         for read_between in [false, true] {
             let mut p = drive_with_extra_disconnect().p;
             p.cache.separate_write_segment = true;
+            p.refinements.separate_write_segment = true;
             let mut d = Hdd::new(p);
             let mut t = write(&mut d, 1e9, 500_000, 8) + 50e6;
             if read_between {
@@ -204,6 +205,8 @@ fn a_separate_write_segment_keeps_reads_and_writes_apart() {
     p.cache.read_ahead_on_idle_hit = false;
     // Read-ahead short enough to leave a read's blocks in its (circular) segment.
     p.cache.read_ahead_max_blocks = 64;
+    // (The refinement that honours the key; off by default.)
+    p.refinements.separate_write_segment = true;
     for separate in [false, true] {
         p.cache.separate_write_segment = separate;
         // A read, two writes elsewhere (without a write segment the second takes the read's segment), the
