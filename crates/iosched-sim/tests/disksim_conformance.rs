@@ -16,9 +16,16 @@ use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_runs};
 use iosched_sim::validate::AccessTimeBuckets;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::OnceLock;
 
-/// DiskSim built from the peers folder, or None (said on stderr) where the peers are absent.
+/// DiskSim built from the peers folder, or None (said on stderr) where the peers are absent. Built once per test
+/// process: the tests run in parallel, and two builds into one folder would trip over each other.
 fn disksim() -> Option<PathBuf> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT.get_or_init(build_disksim).clone()
+}
+
+fn build_disksim() -> Option<PathBuf> {
     let peers = iosched_test_data::peer("disksim")?;
     let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
     let script = peers.parent().expect("peers/disksim has a parent").join("build.sh");
