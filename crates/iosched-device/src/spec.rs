@@ -55,7 +55,8 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         ("ssd", Some(name)) => {
             let mut params = crate::ssd::params::preset(name).map_err(err)?;
             crate::ssd::params::apply_keys(&mut params, &pairs).map_err(err)?;
-            Ok((Box::new(crate::ssd::Ssd::new(params).map_err(err)?), Vec::new()))
+            let warnings = params.op_warning().into_iter().collect();
+            Ok((Box::new(crate::ssd::Ssd::new(params).map_err(err)?), warnings))
         }
         ("ssd", None) => Err(err(format!("ssd needs a preset: ssd:NAME ({})", crate::ssd::params::PRESETS.join(", ")))),
         ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),

@@ -51,8 +51,10 @@ pub struct SsdParams {
     /// Firmware time to take a command.
     pub command_ns: u64,
     pub queue_depth: u32,
-    /// Logical capacity; physical = logical x (1 + op).
+    /// Logical capacity.
     pub capacity_bytes: u64,
+    /// Over-provisioning: the spare the cleaning works with, as a share of the logical capacity; the drive has
+    /// its cleaning reserve on top (see [`SsdParams::ftl_geometry`]).
     pub op: f64,
     pub gc_free_blocks: u32,
     pub gc_policy: GcPolicy,
@@ -70,24 +72,47 @@ impl SsdParams {
         self.channels * self.dies_per_channel
     }
 
-    /// The FTL's shape: enough blocks per die for the logical capacity plus over-provisioning, and never fewer
-    /// than a die's logical share plus its cleaning reserve (the free-block threshold, two open blocks and one
-    /// to clean into). Only a drive of a few blocks per die meets that floor; it then has more spare than `op`.
+    /// The FTL's shape. `op` is the spare the cleaning works with: each die holds its share of the logical
+    /// space, `op` times that share rounded to whole blocks, and on top of both the cleaning reserve, which a
+    /// steady-state die never fills: the `gc_free_blocks` it keeps free and one more for the unwritten halves of
+    /// its two open blocks (host and cleaning). So uniform random overwrites meet the write amplification the
+    /// Lambert-W formula gives for `op` at any capacity large enough that a die's spare is not a block or two
+    /// ([`SsdParams::op_warning`]).
     pub fn ftl_geometry(&self) -> FtlGeometry {
         let logical_pages = self.capacity_bytes / self.page_bytes;
-        let ppb = self.pages_per_block as u64;
-        let dies = self.dies() as u64;
-        let physical_pages = (logical_pages as f64 * (1.0 + self.op)).ceil() as u64;
-        let from_op = physical_pages.div_ceil(dies).div_ceil(ppb) as u32;
-        let floor = logical_pages.div_ceil(dies).div_ceil(ppb) as u32 + self.gc_free_blocks + 3;
+        let logical_blocks = self.logical_blocks_per_die();
+        let spare = (logical_blocks as f64 * self.op).round() as u64;
         FtlGeometry {
             dies: self.dies(),
-            blocks_per_die: from_op.max(floor),
+            blocks_per_die: (logical_blocks + spare) as u32 + self.gc_free_blocks + 1,
             pages_per_block: self.pages_per_block,
             logical_pages,
             gc_free_blocks: self.gc_free_blocks,
             gc_policy: self.gc_policy,
         }
+    }
+
+    /// Blocks a die needs for its share of the logical space.
+    fn logical_blocks_per_die(&self) -> u64 {
+        (self.capacity_bytes / self.page_bytes).div_ceil(self.dies() as u64).div_ceil(self.pages_per_block as u64)
+    }
+
+    /// Why the drive, scaled this far down, cannot honour `op`: a die's spare is whole blocks, and when it is
+    /// only a few the spare differs from `op` by more than a tenth (the write amplification by more still).
+    pub fn op_warning(&self) -> Option<String> {
+        let logical_blocks = self.logical_blocks_per_die();
+        let wanted = logical_blocks as f64 * self.op;
+        let spare = wanted.round();
+        let honoured = spare / logical_blocks as f64;
+        ((spare - wanted).abs() > 0.1 * wanted).then(|| {
+            format!(
+                "ssd:{}: at capacity_gib={} a die holds {logical_blocks} blocks of data and {spare} spare, over-provisioning \
+                 {honoured:.3} rather than op={}; a larger capacity (or op) honours it",
+                self.preset,
+                self.capacity_bytes as f64 / units::GIB as f64,
+                self.op
+            )
+        })
     }
 
     /// The canonical spec: every setting a key can change, so that it builds the same drive again.
@@ -192,7 +217,7 @@ pub const PRESETS: &[&str] = &["nvme", "netflix"];
 /// The keys `ssd:PRESET,key=value` accepts, with what they mean.
 pub const SSD_KEYS: &[(&str, &str)] = &[
     ("capacity_gib", "logical capacity, GiB"),
-    ("op", "over-provisioning: physical / logical - 1 (0.02 to 4)"),
+    ("op", "over-provisioning: the spare cleaning works with, over the logical capacity (0.02 to 4)"),
     ("precondition", "fresh (empty) or steady (filled, then randomly overwritten twice)"),
     ("queue_depth", "most commands outstanding"),
     ("trim", "queued or nonqueued"),
@@ -245,6 +270,23 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn op_is_the_spare_beside_the_data_with_the_cleaning_reserve_on_top() {
+        // ssd:nvme has 64 dies of 2 MiB blocks: 64 GiB is 512 blocks of data a die.
+        let mut p = preset("nvme").unwrap();
+        apply_keys(&mut p, &[("capacity_gib", "64"), ("op", "0.07")]).unwrap();
+        let g = p.ftl_geometry();
+        assert_eq!(g.blocks_per_die, 512 + 36 + p.gc_free_blocks + 1); // 0.07 x 512 = 35.8
+        assert_eq!(p.op_warning(), None);
+        // At 4 GiB a die's 32 blocks of data get 2 spare (0.062): said.
+        apply_keys(&mut p, &[("capacity_gib", "4")]).unwrap();
+        assert_eq!(p.ftl_geometry().blocks_per_die, 32 + 2 + p.gc_free_blocks + 1);
+        let warning = p.op_warning().expect("a warning");
+        assert!(warning.contains("32 blocks of data and 2 spare") && warning.contains("0.062"), "{warning}");
+        apply_keys(&mut p, &[("op", "0.28")]).unwrap(); // 8.96 -> 9
+        assert_eq!(p.op_warning(), None);
+    }
 
     #[test]
     fn the_description_is_a_spec_that_builds_the_same_drive() {
