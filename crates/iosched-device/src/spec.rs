@@ -1,6 +1,7 @@
 //! Device specs as users write them: `KIND[:PRESET][,key=value...]`: `simple,latency_us=50,queue_depth=1`,
 //! `hdd:sata7200` (a built-in preset, or `hdd:FILE.toml`), `disksim:FILE.parv` (any DiskSim drive),
-//! `ssd:nvme` or `ssd:netflix` with keys such as `capacity_gib`, `op`, `precondition=fresh|steady`.
+//! `ssd:nvme` or `ssd:netflix` with keys such as `capacity_gib`, `op`, `precondition=fresh|steady`, and
+//! `mqsim:FILE.xml[,Tag=value...]` (MQSim's device file, any of its tags set after the name).
 
 use crate::device::Device;
 use crate::hdd::disk::Hdd;
@@ -37,7 +38,7 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         Some((k, p)) => (k, Some(p)),
         None => (head, None),
     };
-    let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET";
+    let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET, mqsim:FILE.xml";
     match (kind, preset) {
         ("simple", None) => Ok((Box::new(SimpleDevice::new(simple_params(&pairs).map_err(err)?)), Vec::new())),
         ("simple", Some(p)) => Err(err(format!("simple has no presets (found ':{p}'); set keys instead"))),
@@ -58,10 +59,51 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
             let warnings = params.op_warning().into_iter().collect();
             Ok((Box::new(crate::ssd::Ssd::new(params).map_err(err)?), warnings))
         }
+        ("mqsim", Some(file)) => {
+            let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
+            Ok((Box::new(crate::ssd::Ssd::new(device.params).map_err(err)?), device.warnings))
+        }
+        ("mqsim", None) => Err(err("mqsim needs a device file: mqsim:ssdconfig.xml[,Tag=value...]".to_string())),
         ("ssd", None) => Err(err(format!("ssd needs a preset: ssd:NAME ({})", crate::ssd::params::PRESETS.join(", ")))),
         ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
         (other, _) => Err(err(format!("unknown device kind '{other}'; {available}"))),
     }
+}
+
+/// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
+/// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage).
+/// Only SSDs keep what was written; other kinds are built as they are, with a warning.
+pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
+    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+    let (head, pairs) = split_keys(spec).map_err(err)?;
+    let (mut params, mut warnings) = match head.split_once(':') {
+        Some(("ssd", name)) => {
+            let mut params = crate::ssd::params::preset(name).map_err(err)?;
+            crate::ssd::params::apply_keys(&mut params, &pairs).map_err(err)?;
+            let warnings: Vec<String> = params.op_warning().into_iter().collect();
+            (params, warnings)
+        }
+        Some(("mqsim", file)) => {
+            let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
+            (device.params, device.warnings)
+        }
+        _ => {
+            let (device, mut warnings) = load_spec(spec)?;
+            if filled.iter().any(|&(_, len)| len > 0.0) {
+                warnings.push(format!("{spec}: only SSD models are preconditioned; the occupancy is not applied"));
+            }
+            return Ok((device, warnings));
+        }
+    };
+    let pages = params.capacity_bytes / params.page_bytes;
+    params.occupied_pages = filled
+        .iter()
+        .filter(|&&(_, len)| len > 0.0)
+        .map(|&(start, len)| ((start * pages as f64) as u64, (len * pages as f64) as u64))
+        .collect();
+    let device = crate::ssd::Ssd::new(params).map_err(err)?;
+    warnings.dedup();
+    Ok((Box::new(device), warnings))
 }
 
 /// A spec's `key=value` settings, in order.

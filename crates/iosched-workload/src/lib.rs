@@ -7,6 +7,7 @@
 pub mod fio;
 pub mod generator;
 pub mod job;
+pub mod mqsim_workload;
 pub mod trace;
 
 pub use job::{Engine, IoLimit, JobSpec, Location, RwMode, SizeSpec};

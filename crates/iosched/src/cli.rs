@@ -132,6 +132,13 @@ pub struct SimArgs {
     /// Write every request the run issued as blkparse text (Q, D and C events)
     #[arg(long, value_name = "FILE")]
     pub write_blkparse: Option<PathBuf>,
+    /// Run MQSim's workload file (MQSim_IO_Scenarios): each scenario on a fresh device, results per flow
+    /// (use with --device mqsim:ssdconfig.xml to run MQSim's drive)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jobfiles", "traces"])]
+    pub mqsim_workload: Option<PathBuf>,
+    /// With --mqsim-workload: run only this scenario (numbered from 1)
+    #[arg(long, value_name = "N", requires = "mqsim_workload")]
+    pub scenario: Option<usize>,
 }
 
 #[derive(Args, Debug)]

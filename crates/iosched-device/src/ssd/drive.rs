@@ -18,13 +18,14 @@
 //! - The host link is one resource shared by both directions, at the per-direction rates.
 
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
+use super::mapping_cache::MappingCache;
 use super::params::{Precondition, SsdParams, TrimMode};
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_core::units;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -44,6 +45,7 @@ struct Command {
     op: Op,
     first_page: u64,
     pages: u64,
+    offset_bytes: u64,
     bytes: u64,
     /// Flash operations (page reads, or unbuffered page programs) still to finish.
     outstanding: u64,
@@ -52,6 +54,8 @@ struct Command {
 #[derive(Clone, Copy, Debug)]
 struct PendingProgram {
     lpn: u64,
+    /// The write's bytes in this page (what the write buffer holds for it).
+    bytes: u32,
     /// The write waiting for this page when there is no write buffer.
     slot: Option<u32>,
 }
@@ -59,8 +63,16 @@ struct PendingProgram {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DieOp {
     Idle,
-    Read { slot: u32 },
+    Read {
+        slot: u32,
+    },
     Program,
+    /// A translation page read for the mapping cache.
+    MappingRead {
+        translation_page: u64,
+    },
+    /// A translation page written back.
+    MappingProgram,
     GcCopy,
     Erase,
 }
@@ -70,7 +82,10 @@ struct Die {
     op: DieOp,
     op_started_ns: u64,
     op_end_ns: u64,
-    reads: VecDeque<(u32, Ppn)>,
+    /// Page reads: the command, the page, the bytes the command wants from it.
+    reads: VecDeque<(u32, Ppn, u32)>,
+    mapping_reads: VecDeque<u64>,
+    mapping_programs: u32,
     programs: VecDeque<PendingProgram>,
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
@@ -88,6 +103,16 @@ struct SsdStats {
     read_wait_behind_program_or_erase_ns: u64,
     trims: u64,
     buffer_full_waits: u64,
+    flash_page_reads: u64,
+    mapping_reads: u64,
+    mapping_programs: u64,
+}
+
+/// What waits for a translation page to arrive from flash.
+#[derive(Clone, Copy, Debug)]
+enum MappingWaiter {
+    Read { slot: u32, lpn: u64, bytes: u32 },
+    Program(PendingProgram),
 }
 
 pub struct Ssd {
@@ -101,8 +126,8 @@ pub struct Ssd {
     slots: Vec<Option<Command>>,
     free_slots: Vec<u32>,
     in_flight: u32,
-    buffer_capacity_pages: u64,
-    buffer_used_pages: u64,
+    buffer_capacity_bytes: u64,
+    buffer_used_bytes: u64,
     /// Writes waiting for buffer room, in arrival order.
     buffer_waiters: VecDeque<u32>,
     /// Buffered pages not yet on flash.
@@ -115,6 +140,9 @@ pub struct Ssd {
     gc_work: GcWork,
     stats: SsdStats,
     last_event_ns: u64,
+    mapping: Option<MappingCache>,
+    /// Translation pages being read, with what waits for each.
+    mapping_waiters: HashMap<u64, Vec<MappingWaiter>>,
 }
 
 /// Steady-state FTLs already built, by geometry and seed: preconditioning rewrites the whole drive three times,
@@ -143,16 +171,24 @@ fn steady_state(g: FtlGeometry, seed: u64) -> Result<Ftl, String> {
 
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
-        let ftl = match p.precondition {
+        let mut ftl = match p.precondition {
             Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
+        if !p.occupied_pages.is_empty() {
+            for &(first, pages) in &p.occupied_pages {
+                ftl.fill_range(first, pages);
+            }
+            ftl.reset_counters();
+        }
         let dies = (0..p.dies())
             .map(|_| Die {
                 op: DieOp::Idle,
                 op_started_ns: 0,
                 op_end_ns: 0,
                 reads: VecDeque::new(),
+                mapping_reads: VecDeque::new(),
+                mapping_programs: 0,
                 programs: VecDeque::new(),
                 gc_copies: VecDeque::new(),
                 gc_erase_pending: false,
@@ -162,7 +198,9 @@ impl Ssd {
             .collect();
         Ok(Ssd {
             channel_free_ns: vec![0; p.channels as usize],
-            buffer_capacity_pages: p.write_buffer_bytes / p.page_bytes,
+            buffer_capacity_bytes: p.write_buffer_bytes,
+            mapping: (p.cmt_entries > 0).then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page)),
+            mapping_waiters: HashMap::new(),
             ftl,
             dies,
             link_free_ns: 0,
@@ -171,7 +209,7 @@ impl Ssd {
             slots: Vec::new(),
             free_slots: Vec::new(),
             in_flight: 0,
-            buffer_used_pages: 0,
+            buffer_used_bytes: 0,
             buffer_waiters: VecDeque::new(),
             unprogrammed_pages: 0,
             flush_waiters: Vec::new(),
@@ -220,30 +258,26 @@ impl Ssd {
         let c = *self.cmd(slot);
         match c.op {
             Op::Read => {
-                let mut outstanding = 0;
+                // Every page counts as outstanding until it is read or found unmapped.
+                self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages + 1;
+                let page = self.p.page_bytes;
                 for lpn in c.first_page..c.first_page + c.pages {
-                    let Some(ppn) = self.ftl.lookup(lpn) else { continue };
-                    let die = self.ftl.die_of_ppn(ppn);
-                    let d = &mut self.dies[die as usize];
-                    if matches!(d.op, DieOp::Program | DieOp::GcCopy | DieOp::Erase) {
-                        self.stats.reads_behind_program_or_erase += 1;
-                        self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
+                    let start = c.offset_bytes.max(lpn * page);
+                    let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
+                    let bytes = end.saturating_sub(start).max(1) as u32;
+                    if self.mapped_entry_cached(lpn) {
+                        self.page_read_ready(now_ns, slot, lpn, bytes);
+                    } else {
+                        self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
                     }
-                    d.reads.push_back((slot, ppn));
-                    outstanding += 1;
-                    self.kick(now_ns, die);
                 }
-                if outstanding == 0 {
-                    self.link(now_ns, slot, c.bytes, true);
-                } else {
-                    self.slots[slot as usize].as_mut().unwrap().outstanding = outstanding;
-                }
+                self.read_page_done(now_ns, slot);
             }
             Op::Write => {
-                if self.buffer_capacity_pages == 0 {
+                if self.buffer_capacity_bytes == 0 {
                     self.link(now_ns, slot, c.bytes, false);
-                } else if self.buffer_waiters.is_empty() && self.buffer_room(c.pages) {
-                    self.buffer_used_pages += c.pages;
+                } else if self.buffer_waiters.is_empty() && self.buffer_room(c.bytes) {
+                    self.buffer_used_bytes += c.bytes;
                     self.link(now_ns, slot, c.bytes, false);
                 } else {
                     self.stats.buffer_full_waits += 1;
@@ -266,9 +300,75 @@ impl Ssd {
     }
 
     /// A write larger than the buffer takes the whole (empty) buffer.
-    fn buffer_room(&self, pages: u64) -> bool {
-        self.buffer_used_pages + pages <= self.buffer_capacity_pages
-            || (self.buffer_used_pages == 0 && pages > self.buffer_capacity_pages)
+    fn buffer_room(&self, bytes: u64) -> bool {
+        self.buffer_used_bytes + bytes <= self.buffer_capacity_bytes
+            || (self.buffer_used_bytes == 0 && bytes > self.buffer_capacity_bytes)
+    }
+
+    /// Whether `lpn`'s mapping entry is at hand (always, without a mapping cache).
+    fn mapped_entry_cached(&mut self, lpn: u64) -> bool {
+        self.mapping.as_mut().is_none_or(|m| m.lookup(lpn))
+    }
+
+    /// Park `waiter` until `lpn`'s translation page is read, reading it unless a read of it is under way.
+    fn wait_for_mapping(&mut self, now_ns: u64, lpn: u64, waiter: MappingWaiter) {
+        let page = self.mapping.as_ref().expect("a mapping cache").translation_page(lpn);
+        let waiters = self.mapping_waiters.entry(page).or_default();
+        waiters.push(waiter);
+        if waiters.len() == 1 {
+            let die = self.translation_die(page);
+            self.dies[die as usize].mapping_reads.push_back(page);
+            self.kick(now_ns, die);
+        }
+    }
+
+    /// Translation pages are spread over the dies like data pages.
+    fn translation_die(&self, translation_page: u64) -> u32 {
+        (translation_page % self.p.dies() as u64) as u32
+    }
+
+    /// Cache an entry; an eviction that needs a translation page written back queues that program.
+    fn cache_entry(&mut self, now_ns: u64, lpn: u64, dirty: bool) {
+        let Some(m) = self.mapping.as_mut() else { return };
+        if let Some(page) = m.insert(lpn, dirty) {
+            let die = self.translation_die(page);
+            self.dies[die as usize].mapping_programs += 1;
+            self.kick(now_ns, die);
+        }
+    }
+
+    /// A read's page whose mapping is known: read it from its die, or (never written) it costs no flash time.
+    fn page_read_ready(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32) {
+        let Some(ppn) = self.ftl.lookup(lpn) else {
+            self.read_page_done(now_ns, slot);
+            return;
+        };
+        let die = self.ftl.die_of_ppn(ppn);
+        let d = &mut self.dies[die as usize];
+        if matches!(d.op, DieOp::Program | DieOp::GcCopy | DieOp::Erase) {
+            self.stats.reads_behind_program_or_erase += 1;
+            self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
+        }
+        d.reads.push_back((slot, ppn, bytes));
+        self.kick(now_ns, die);
+    }
+
+    /// One page of a read is done (or needed no flash): once all are, its data goes to the host.
+    fn read_page_done(&mut self, now_ns: u64, slot: u32) {
+        let c = self.slots[slot as usize].as_mut().expect("read in flight");
+        c.outstanding -= 1;
+        if c.outstanding == 0 {
+            let bytes = c.bytes;
+            self.link(now_ns, slot, bytes, true);
+        }
+    }
+
+    /// A buffered page ready for its die: queue its program.
+    fn queue_program(&mut self, now_ns: u64, pp: PendingProgram) {
+        let die = self.ftl.die_of_lpn(pp.lpn);
+        self.cache_entry(now_ns, pp.lpn, true);
+        self.dies[die as usize].programs.push_back(pp);
+        self.kick(now_ns, die);
     }
 
     fn trim_cost_ns(&self, c: &Command) -> u64 {
@@ -291,22 +391,24 @@ impl Ssd {
             }
             Op::Write => {
                 self.stats.host_write_bytes += c.bytes;
-                let buffered = self.buffer_capacity_pages > 0;
-                for lpn in c.first_page..c.first_page + c.pages {
-                    let die = self.ftl.die_of_lpn(lpn);
-                    let slot = if buffered { None } else { Some(slot) };
-                    self.dies[die as usize].programs.push_back(PendingProgram { lpn, slot });
-                }
+                let buffered = self.buffer_capacity_bytes > 0;
                 if buffered {
                     self.unprogrammed_pages += c.pages;
                     self.complete(slot);
                 } else {
                     self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages;
                 }
-                let dies = self.p.dies() as u64;
-                for lpn in c.first_page..c.first_page + c.pages.min(dies) {
-                    let die = self.ftl.die_of_lpn(lpn);
-                    self.kick(now_ns, die);
+                let page = self.p.page_bytes;
+                for lpn in c.first_page..c.first_page + c.pages {
+                    let start = c.offset_bytes.max(lpn * page);
+                    let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
+                    let bytes = end.saturating_sub(start) as u32;
+                    let pp = PendingProgram { lpn, bytes, slot: if buffered { None } else { Some(slot) } };
+                    if self.mapped_entry_cached(lpn) {
+                        self.queue_program(now_ns, pp);
+                    } else {
+                        self.wait_for_mapping(now_ns, lpn, MappingWaiter::Program(pp));
+                    }
                 }
             }
             _ => unreachable!("only reads and writes use the link"),
@@ -321,10 +423,17 @@ impl Ssd {
         }
         let p = &self.p;
         let ch = self.channel_of(die);
-        let (op, end_ns) = if let Some(&(slot, _)) = d.reads.front() {
-            // tR, then the page over the channel.
+        let (op, end_ns) = if let Some(&translation_page) = d.mapping_reads.front() {
+            // tR, then the entry's sectors over the channel.
             let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
+            self.channel_free_ns[ch] = start + units::transfer_ns(p.mapping_read_bytes, p.channel_bytes_per_s);
+            self.stats.mapping_reads += 1;
+            (DieOp::MappingRead { translation_page }, self.channel_free_ns[ch])
+        } else if let Some(&(slot, _, bytes)) = d.reads.front() {
+            // tR, then what the command wants of the page over the channel.
+            let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
+            self.channel_free_ns[ch] = start + units::transfer_ns(bytes as u64, p.channel_bytes_per_s);
+            self.stats.flash_page_reads += 1;
             (DieOp::Read { slot }, self.channel_free_ns[ch])
         } else if !d.gc_copies.is_empty() {
             let k = d.gc_copies.len().min(p.program_pages as usize);
@@ -333,6 +442,12 @@ impl Ssd {
         } else if d.gc_erase_pending {
             self.dies[die as usize].gc_erase_pending = false;
             (DieOp::Erase, now_ns + p.erase_ns)
+        } else if d.mapping_programs > 0 {
+            self.dies[die as usize].mapping_programs -= 1;
+            self.stats.mapping_programs += 1;
+            let start = now_ns.max(self.channel_free_ns[ch]);
+            self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
+            (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
             if self.ftl.needs_gc(die) {
                 // Clean one victim before programming more: its copies and erase come first.
@@ -373,13 +488,21 @@ impl Ssd {
         match op {
             DieOp::Read { slot } => {
                 d.reads.pop_front();
-                let c = self.slots[slot as usize].as_mut().expect("read in flight");
-                c.outstanding -= 1;
-                if c.outstanding == 0 {
-                    let bytes = c.bytes;
-                    self.link(now_ns, slot, bytes, true);
+                self.read_page_done(now_ns, slot);
+            }
+            DieOp::MappingRead { translation_page } => {
+                d.mapping_reads.pop_front();
+                for waiter in self.mapping_waiters.remove(&translation_page).unwrap_or_default() {
+                    match waiter {
+                        MappingWaiter::Read { slot, lpn, bytes } => {
+                            self.cache_entry(now_ns, lpn, false);
+                            self.page_read_ready(now_ns, slot, lpn, bytes);
+                        }
+                        MappingWaiter::Program(pp) => self.queue_program(now_ns, pp),
+                    }
                 }
             }
+            DieOp::MappingProgram => {}
             DieOp::Program => {
                 let taken = std::mem::take(&mut d.programming);
                 for pp in &taken {
@@ -392,7 +515,7 @@ impl Ssd {
                             }
                         }
                         None => {
-                            self.buffer_used_pages -= 1;
+                            self.buffer_used_bytes -= pp.bytes as u64;
                             self.unprogrammed_pages -= 1;
                         }
                     }
@@ -410,11 +533,11 @@ impl Ssd {
     fn buffer_drained(&mut self, now_ns: u64) {
         while let Some(&slot) = self.buffer_waiters.front() {
             let c = *self.cmd(slot);
-            if !self.buffer_room(c.pages) {
+            if !self.buffer_room(c.bytes) {
                 break;
             }
             self.buffer_waiters.pop_front();
-            self.buffer_used_pages += c.pages;
+            self.buffer_used_bytes += c.bytes;
             self.link(now_ns, slot, c.bytes, false);
         }
         if self.unprogrammed_pages == 0 {
@@ -481,6 +604,7 @@ impl Device for Ssd {
             op: req.op,
             first_page: first_page.min(logical),
             pages: end_page.min(logical) - first_page.min(logical),
+            offset_bytes: req.offset_bytes,
             bytes: req.len_bytes,
             outstanding: 0,
         };
@@ -539,6 +663,12 @@ impl Device for Ssd {
                 StatValue::Count(self.stats.read_wait_behind_program_or_erase_ns),
             ),
             ("write_buffer_full_waits".into(), StatValue::Count(self.stats.buffer_full_waits)),
+            ("flash_page_reads".into(), StatValue::Count(self.stats.flash_page_reads)),
+            ("flash_page_programs".into(), StatValue::Count(f.host_pages + f.gc_pages)),
+            ("mapping_reads".into(), StatValue::Count(self.stats.mapping_reads)),
+            ("mapping_programs".into(), StatValue::Count(self.stats.mapping_programs)),
+            ("mapping_cache_hits".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.hits))),
+            ("mapping_cache_misses".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.misses))),
             ("die_utilisation".into(), StatValue::Value(busy as f64 / (elapsed as f64 * self.dies.len() as f64))),
         ]
     }

@@ -328,6 +328,16 @@ impl Ftl {
         }
     }
 
+    /// Write logical pages `first..first + pages` once, in order (a fill of part of the drive).
+    pub fn fill_range(&mut self, first: u64, pages: u64) {
+        let mut work = GcWork::default();
+        for lpn in first..(first + pages).min(self.g.logical_pages) {
+            self.write(lpn);
+            let die = self.die_of_lpn(lpn);
+            self.collect_until_ok(die, &mut work);
+        }
+    }
+
     /// `count` uniformly random single-page overwrites (deterministic for a seed).
     pub fn random_overwrites(&mut self, count: u64, seed: u64) {
         let mut rng = SimRng::new(seed, 0x55d);

@@ -3,10 +3,14 @@
 //!
 //! - [`ftl`]: where logical pages live; greedy or cost-benefit cleaning; trim; write amplification.
 //! - [`params`]: geometry and timing, the presets (`nvme`, `netflix`) with their assumptions, spec keys.
+//! - [`mqsim_file`]: MQSim's device file (`mqsim:FILE.xml`) read into these parameters.
+//! - [`mapping_cache`]: the mapping entries the controller keeps in DRAM (MQSim's CMT).
 //! - [`drive`]: the timed device the engines drive.
 
 pub mod drive;
 pub mod ftl;
+pub mod mapping_cache;
+pub mod mqsim_file;
 pub mod params;
 
 pub use drive::Ssd;

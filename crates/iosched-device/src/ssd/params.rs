@@ -65,6 +65,19 @@ pub struct SsdParams {
     pub trim_ns_per_mib: u64,
     pub precondition: Precondition,
     pub seed: u64,
+    /// Logical page ranges (first page, pages) written in order before the run, on top of `precondition`: a
+    /// drive filled to a workload's occupancy (MQSim's Initial_Occupancy_Percentage).
+    pub occupied_pages: Vec<(u64, u64)>,
+    /// The physical blocks of a die when a device file gives the geometry (MQSim's files): then the logical
+    /// capacity is what remains after over-provisioning, and `op` is not applied again.
+    pub physical_blocks_per_die: Option<u32>,
+    /// Mapping entries the controller's DRAM caches (MQSim's CMT); 0: the whole table is in DRAM. A lookup that
+    /// misses reads the entry's translation page from flash first (`mapping_read_bytes` over the channel), and
+    /// evicting a changed entry programs its translation page.
+    pub cmt_entries: u64,
+    /// Mapping entries one translation page holds.
+    pub translation_entries_per_page: u64,
+    pub mapping_read_bytes: u64,
 }
 
 impl SsdParams {
@@ -80,6 +93,16 @@ impl SsdParams {
     /// ([`SsdParams::op_warning`]).
     pub fn ftl_geometry(&self) -> FtlGeometry {
         let logical_pages = self.capacity_bytes / self.page_bytes;
+        if let Some(blocks_per_die) = self.physical_blocks_per_die {
+            return FtlGeometry {
+                dies: self.dies(),
+                blocks_per_die,
+                pages_per_block: self.pages_per_block,
+                logical_pages,
+                gc_free_blocks: self.gc_free_blocks,
+                gc_policy: self.gc_policy,
+            };
+        }
         let logical_blocks = self.logical_blocks_per_die();
         let spare = (logical_blocks as f64 * self.op).round() as u64;
         FtlGeometry {
@@ -100,6 +123,9 @@ impl SsdParams {
     /// Why the drive, scaled this far down, cannot honour `op`: a die's spare is whole blocks, and when it is
     /// only a few the spare differs from `op` by more than a tenth (the write amplification by more still).
     pub fn op_warning(&self) -> Option<String> {
+        if self.physical_blocks_per_die.is_some() {
+            return None;
+        }
         let logical_blocks = self.logical_blocks_per_die();
         let wanted = logical_blocks as f64 * self.op;
         let spare = wanted.round();
@@ -117,6 +143,9 @@ impl SsdParams {
 
     /// The canonical spec: every setting a key can change, so that it builds the same drive again.
     pub fn describe(&self) -> String {
+        if self.preset.starts_with("mqsim:") {
+            return format!("{},seed={}", self.preset, self.seed);
+        }
         format!(
             "ssd:{},capacity_gib={},op={},precondition={},queue_depth={},trim={},gc={},gc_free_blocks={},\
              write_buffer_mib={},seed={}",
@@ -172,6 +201,11 @@ fn nvme() -> SsdParams {
         trim_ns_per_mib: 2 * US,
         precondition: Precondition::Fresh,
         seed: 1,
+        occupied_pages: Vec::new(),
+        physical_blocks_per_die: None,
+        cmt_entries: 0,
+        translation_entries_per_page: 1024,
+        mapping_read_bytes: 512,
     }
 }
 
@@ -209,6 +243,11 @@ fn netflix() -> SsdParams {
         trim_ns_per_mib: 1000 * US,
         precondition: Precondition::Fresh,
         seed: 1,
+        occupied_pages: Vec::new(),
+        physical_blocks_per_die: None,
+        cmt_entries: 0,
+        translation_entries_per_page: 1024,
+        mapping_read_bytes: 512,
     }
 }
 

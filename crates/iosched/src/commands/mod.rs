@@ -3,6 +3,7 @@
 mod control;
 mod experiment;
 mod mount;
+mod mqsim_workload;
 mod policies;
 mod run;
 mod signals;

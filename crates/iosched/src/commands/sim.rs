@@ -14,6 +14,9 @@ use std::path::Path;
 use std::time::Instant;
 
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
+    if args.mqsim_workload.is_some() {
+        return super::mqsim_workload::run(args);
+    }
     if args.jobfiles.is_empty() && args.traces.is_empty() {
         return Err(bad("give a fio job file, --trace FILE, or both"));
     }

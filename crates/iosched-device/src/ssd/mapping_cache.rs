@@ -1,0 +1,95 @@
+//! The controller's cache of mapping entries (a demand-based FTL's "cached mapping table", as DFTL and MQSim's
+//! page-level mapping unit keep it): which logical pages' entries are in DRAM, least recently used first out.
+//!
+//! The flash side of the mapping table is translation pages of `entries_per_page` consecutive logical pages. A
+//! lookup that misses needs its translation page read from flash (the drive charges that); an entry changed by
+//! a write is dirty, and evicting a dirty entry writes its translation page back once with every dirty entry of
+//! that page, which become clean (MQSim's write-back of a translation page).
+
+use lru::LruCache;
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+
+pub struct MappingCache {
+    /// Logical page -> dirty.
+    entries: LruCache<u64, bool>,
+    /// Translation page -> its dirty entries in the cache.
+    dirty_by_page: HashMap<u64, Vec<u64>>,
+    entries_per_page: u64,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl MappingCache {
+    pub fn new(entries: u64, entries_per_page: u64) -> MappingCache {
+        // `LruCache` (the well-kept lru crate): O(1) lookups that refresh recency and O(1) eviction of the oldest.
+        let capacity = NonZeroUsize::new(entries.clamp(1, usize::MAX as u64) as usize).expect("at least one entry");
+        MappingCache {
+            entries: LruCache::new(capacity),
+            dirty_by_page: HashMap::new(),
+            entries_per_page: entries_per_page.max(1),
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    /// The translation page that holds `lpn`'s entry.
+    pub fn translation_page(&self, lpn: u64) -> u64 {
+        lpn / self.entries_per_page
+    }
+
+    /// Whether `lpn`'s entry is cached (a use: it becomes the most recent), counted as a hit or a miss.
+    pub fn lookup(&mut self, lpn: u64) -> bool {
+        let hit = self.entries.get(&lpn).is_some();
+        if hit {
+            self.hits += 1;
+        } else {
+            self.misses += 1;
+        }
+        hit
+    }
+
+    /// Cache `lpn`'s entry (dirty when a write changed it). Returns the translation page to write back when
+    /// this evicted a dirty entry.
+    pub fn insert(&mut self, lpn: u64, dirty: bool) -> Option<u64> {
+        if let Some(d) = self.entries.get_mut(&lpn) {
+            if dirty && !*d {
+                *d = true;
+                self.dirty_by_page.entry(lpn / self.entries_per_page).or_default().push(lpn);
+            }
+            return None;
+        }
+        if dirty {
+            self.dirty_by_page.entry(lpn / self.entries_per_page).or_default().push(lpn);
+        }
+        let (evicted, was_dirty) = self.entries.push(lpn, dirty)?;
+        if !was_dirty {
+            return None;
+        }
+        let page = evicted / self.entries_per_page;
+        for other in self.dirty_by_page.remove(&page).unwrap_or_default() {
+            if let Some(d) = self.entries.peek_mut(&other) {
+                *d = false;
+            }
+        }
+        Some(page)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_least_recent_entry_leaves_and_a_dirty_one_writes_its_page_back_once() {
+        let mut c = MappingCache::new(2, 10);
+        assert!(!c.lookup(1));
+        assert_eq!(c.insert(1, true), None);
+        assert_eq!(c.insert(2, true), None); // same translation page as 1
+        assert!(c.lookup(1)); // 2 is now the least recent
+        assert_eq!(c.insert(30, false), Some(0)); // evicts dirty 2: page 0 written back, 1 made clean
+        assert_eq!(c.insert(31, false), None); // evicts 1, now clean
+        assert!(!c.lookup(1) && c.lookup(30) && c.lookup(31));
+        assert_eq!((c.hits, c.misses), (3, 2));
+    }
+}

@@ -1,0 +1,409 @@
+//! MQSim's device file (`ssdconfig.xml`, an `Execution_Parameter_Set`) read unchanged into an SSD model:
+//! `--device mqsim:FILE.xml[,Tag=value...]`, where any of MQSim's tags can be set after the file name.
+//!
+//! How MQSim's drive maps onto iosched's (what MQSim's code does, which is the reference; see
+//! ../shared/peers/mqsim/src):
+//! - A unit of flash parallelism in iosched (a "die") is one MQSim *chip*: MQSim's transaction scheduler sends a
+//!   chip one command at a time, and its counters show no die-interleaved commands under the shipped workloads
+//!   (`Issued_Flash_Interleaved_*_CMD` = 0), so a chip's dies and planes add capacity, not concurrency. Multi-plane
+//!   commands, which MQSim issues only when two planes' transactions fall on the same page offset (about 1 % of
+//!   programs under random writes), are not modelled: a die programs one page per tPROG.
+//! - Pages are MQSim's `Page_Capacity`, mapped statically to dies channel first (MQSim's CWDP allocation).
+//! - Logical capacity is the physical pages times (1 - `Overprovisioning_Ratio`), as MQSim's address mapping
+//!   unit computes it; cleaning starts on a die when its free blocks fall under `GC_Exec_Threshold` of its
+//!   blocks, greedily (MQSim's RGA picks the fewest valid pages among 10 random candidates; greedy is what RGA
+//!   approaches, and the warning says so).
+//! - Page read and program latencies are the mean over the page types the technology has (LSB/MSB for MLC,
+//!   plus CSB for TLC): iosched does not yet tell page types apart, and says so when they differ.
+//! - The data cache, as MQSim's write cache uses it: a write completes once in DRAM, and the write-back of
+//!   what it wrote starts at once; MQSim holds at most one page per plane of write-back in flight (its
+//!   back-pressure depth), which is iosched's write buffer here (bounded by `Data_Cache_Capacity`).
+//! - The mapping cache (CMT): `CMT_Capacity` / MQSim's entry size entries; a miss reads the translation page
+//!   (one sector over the channel) before the access, and evicting a changed entry programs its translation
+//!   page with every changed entry of it. `Ideal_Mapping_Table=true` keeps the whole table in DRAM.
+//! - The host link: `PCIe_Lane_Count` x `PCIe_Lane_Bandwidth` GB/s each way; NVMe queue of `IO_Queue_Depth`.
+//!   iosched charges no firmware time per command (MQSim has none besides its PCIe messages).
+
+use super::ftl::GcPolicy;
+use super::params::{Precondition, SsdParams, TrimMode};
+use iosched_core::units;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// MQSim's sector: the unit of its addresses and of its back-pressure accounting.
+pub const SECTOR_BYTES: u64 = 512;
+
+/// A device file read: the drive, and what the model does not honour.
+#[derive(Debug)]
+pub struct MqsimDevice {
+    pub params: SsdParams,
+    pub warnings: Vec<String>,
+}
+
+/// Every setting MQSim's parser reads, with whether iosched's model honours it.
+const HONOURED: &[&str] = &[
+    "PCIe_Lane_Bandwidth",
+    "PCIe_Lane_Count",
+    "Seed",
+    "HostInterface_Type",
+    "IO_Queue_Depth",
+    "Caching_Mechanism",
+    "Data_Cache_Capacity",
+    "Address_Mapping",
+    "Ideal_Mapping_Table",
+    "CMT_Capacity",
+    "Overprovisioning_Ratio",
+    "GC_Exec_Threshold",
+    "GC_Block_Selection_Policy",
+    "Flash_Channel_Count",
+    "Flash_Channel_Width",
+    "Channel_Transfer_Rate",
+    "Chip_No_Per_Channel",
+    "Memory_Type",
+    "Flash_Technology",
+    "Page_Read_Latency_LSB",
+    "Page_Read_Latency_CSB",
+    "Page_Read_Latency_MSB",
+    "Page_Program_Latency_LSB",
+    "Page_Program_Latency_CSB",
+    "Page_Program_Latency_MSB",
+    "Block_Erase_Latency",
+    "Die_No_Per_Chip",
+    "Plane_No_Per_Die",
+    "Block_No_Per_Plane",
+    "Page_No_Per_Block",
+    "Page_Capacity",
+];
+
+/// Settings MQSim reads that do not change iosched's model (named in a warning).
+const NOT_MODELLED: &[&str] = &[
+    "SATA_Processing_Delay",
+    "Enable_ResponseTime_Logging",
+    "ResponseTime_Logging_Period_Length",
+    "Enabled_Preconditioning",
+    "Queue_Fetch_Size",
+    "Data_Cache_Sharing_Mode",
+    "Data_Cache_DRAM_Row_Size",
+    "Data_Cache_DRAM_Data_Rate",
+    "Data_Cache_DRAM_Data_Busrt_Size",
+    "Data_Cache_DRAM_tRCD",
+    "Data_Cache_DRAM_tCL",
+    "Data_Cache_DRAM_tRP",
+    "CMT_Sharing_Mode",
+    "Plane_Allocation_Scheme",
+    "Transaction_Scheduling_Policy",
+    "Use_Copyback_for_GC",
+    "Preemptible_GC_Enabled",
+    "GC_Hard_Threshold",
+    "Dynamic_Wearleveling_Enabled",
+    "Static_Wearleveling_Enabled",
+    "Static_Wearleveling_Threshold",
+    "Preferred_suspend_erase_time_for_read",
+    "Prefered_suspend_erase_time_for_read",
+    "Preferred_suspend_erase_time_for_write",
+    "Preferred_suspend_write_time_for_read",
+    "Flash_Comm_Protocol",
+    "CMD_Suspension_Support",
+    "Block_PE_Cycles_Limit",
+    "Suspend_Erase_Time",
+    "Suspend_Program_Time",
+    "Page_Metadat_Capacity",
+];
+
+/// One setting: its text and where it was given.
+struct Setting {
+    value: String,
+    at: String,
+}
+
+struct Settings<'a> {
+    file: &'a str,
+    map: BTreeMap<String, Setting>,
+}
+
+impl Settings<'_> {
+    fn get(&self, tag: &str) -> Result<&Setting, String> {
+        self.map.get(tag).ok_or_else(|| format!("{}: no <{tag}> (MQSim's device files give it)", self.file))
+    }
+
+    fn bad(&self, tag: &str, expected: &str) -> String {
+        let s = &self.map[tag];
+        format!("{}: <{tag}>: expected {expected}, found '{}'", s.at, s.value)
+    }
+
+    fn number(&self, tag: &str, min: f64, max: f64) -> Result<f64, String> {
+        let s = self.get(tag)?;
+        match s.value.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= min && v <= max => Ok(v),
+            _ => Err(self.bad(tag, &format!("a number from {min} to {max}"))),
+        }
+    }
+
+    fn int(&self, tag: &str, min: u64, max: u64) -> Result<u64, String> {
+        let s = self.get(tag)?;
+        match s.value.trim().parse::<u64>() {
+            Ok(v) if v >= min && v <= max => Ok(v),
+            _ => Err(self.bad(tag, &format!("an integer from {min} to {max}"))),
+        }
+    }
+
+    fn word(&self, tag: &str, options: &[&str]) -> Result<String, String> {
+        let v = self.get(tag)?.value.trim().to_ascii_uppercase();
+        if options.contains(&v.as_str()) {
+            Ok(v)
+        } else {
+            Err(self.bad(tag, &format!("one of {}", options.join(", "))))
+        }
+    }
+
+    fn flag(&self, tag: &str) -> Result<bool, String> {
+        match self.get(tag)?.value.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(self.bad(tag, "true or false")),
+        }
+    }
+
+    /// A setting that MQSim would default when absent.
+    fn or<T>(&self, tag: &str, default: T, read: impl FnOnce(&Self) -> Result<T, String>) -> Result<T, String> {
+        if self.map.contains_key(tag) {
+            read(self)
+        } else {
+            Ok(default)
+        }
+    }
+}
+
+/// Read `path` and apply `overrides` (MQSim tags with values, as the spec gives them).
+pub fn load(path: &Path, overrides: &[(&str, &str)]) -> Result<MqsimDevice, String> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read MQSim device file {file}: {e}"))?;
+    parse(&text, &file, overrides)
+}
+
+/// Parse a device file's text; `file` names it in errors.
+pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<MqsimDevice, String> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| format!("{file}: not XML: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "Execution_Parameter_Set" {
+        let line = doc.text_pos_at(root.range().start).row;
+        return Err(format!(
+            "{file}:{line}: expected MQSim's <Execution_Parameter_Set> (a device file such as ssdconfig.xml), found <{}>",
+            root.tag_name().name()
+        ));
+    }
+    let mut settings = Settings { file, map: BTreeMap::new() };
+    let mut unknown = Vec::new();
+    let mut collect = |node: roxmltree::Node| {
+        for child in node.children().filter(|n| n.is_element()) {
+            let name = child.tag_name().name().to_string();
+            if name == "Flash_Parameter_Set" {
+                continue;
+            }
+            let line = doc.text_pos_at(child.range().start).row;
+            if !HONOURED.contains(&name.as_str()) && !NOT_MODELLED.contains(&name.as_str()) {
+                unknown.push(format!("<{name}> (line {line})"));
+            }
+            let value = child.text().unwrap_or("").trim().to_string();
+            settings.map.insert(name, Setting { value, at: format!("{file}:{line}") });
+        }
+    };
+    for section in root.children().filter(|n| n.is_element()) {
+        match section.tag_name().name() {
+            "Host_Parameter_Set" => collect(section),
+            "Device_Parameter_Set" => {
+                collect(section);
+                for flash in section.children().filter(|n| n.has_tag_name("Flash_Parameter_Set")) {
+                    collect(flash);
+                }
+            }
+            other => {
+                let line = doc.text_pos_at(section.range().start).row;
+                return Err(format!(
+                    "{file}:{line}: unexpected <{other}> (expected Host_Parameter_Set or Device_Parameter_Set)"
+                ));
+            }
+        }
+    }
+    for &(tag, value) in overrides {
+        if !HONOURED.contains(&tag) && !NOT_MODELLED.contains(&tag) {
+            return Err(format!("unknown MQSim setting '{tag}' (settings iosched models: {})", HONOURED.join(", ")));
+        }
+        settings.map.insert(tag.to_string(), Setting { value: value.to_string(), at: format!("the spec's {tag}") });
+    }
+    let mut warnings = Vec::new();
+    if !unknown.is_empty() {
+        warnings.push(format!("{file}: MQSim does not read {} (ignored here too)", unknown.join(", ")));
+    }
+    let params = build(&settings, &mut warnings)?;
+    let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
+    if !ignored.is_empty() {
+        warnings.push(format!(
+            "{file}: not modelled by iosched (read and checked, no effect on its drive): {}",
+            ignored.join(", ")
+        ));
+    }
+    Ok(MqsimDevice { params, warnings })
+}
+
+fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> {
+    s.word("Memory_Type", &["FLASH"])?;
+    s.or("Address_Mapping", "PAGE_LEVEL".to_string(), |s| s.word("Address_Mapping", &["PAGE_LEVEL"]))?;
+    let channels = s.int("Flash_Channel_Count", 1, 1024)? as u32;
+    let chips = s.int("Chip_No_Per_Channel", 1, 1024)? as u32;
+    let dies_per_chip = s.int("Die_No_Per_Chip", 1, 64)? as u32;
+    let planes = s.int("Plane_No_Per_Die", 1, 64)? as u32;
+    let blocks_per_plane = s.int("Block_No_Per_Plane", 1, 1 << 20)? as u32;
+    let pages_per_block = s.int("Page_No_Per_Block", 2, 1 << 16)? as u32;
+    let page_bytes = s.int("Page_Capacity", SECTOR_BYTES, 1 << 20)?;
+    if page_bytes % SECTOR_BYTES != 0 {
+        return Err(s.bad("Page_Capacity", "a multiple of 512 bytes"));
+    }
+    let technology = s.word("Flash_Technology", &["SLC", "MLC", "TLC"])?;
+    let types: &[&str] = match technology.as_str() {
+        "SLC" => &["LSB"],
+        "MLC" => &["LSB", "MSB"],
+        _ => &["LSB", "CSB", "MSB"],
+    };
+    let mut mean_ns = |what: &str| -> Result<u64, String> {
+        let values: Vec<f64> =
+            types.iter().map(|t| s.number(&format!("Page_{what}_Latency_{t}"), 1.0, 1e10)).collect::<Result<_, _>>()?;
+        if values.iter().any(|v| *v != values[0]) {
+            warnings.push(format!(
+                "{}: {what} latencies differ by page type ({}): iosched charges every page their mean",
+                s.file,
+                types.iter().zip(&values).map(|(t, v)| format!("{t} {v} ns")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        Ok((values.iter().sum::<f64>() / values.len() as f64).round() as u64)
+    };
+    let read_ns = mean_ns("Read")?;
+    let program_ns = mean_ns("Program")?;
+    let erase_ns = s.number("Block_Erase_Latency", 1.0, 1e11)? as u64;
+    let width_bytes = s.int("Flash_Channel_Width", 1, 64)?;
+    let transfer_mt_per_s = s.number("Channel_Transfer_Rate", 1.0, 1e6)?;
+    let lane_gb_per_s = s.number("PCIe_Lane_Bandwidth", 0.001, 1000.0)?;
+    let lanes = s.int("PCIe_Lane_Count", 1, 64)?;
+    let host = s.or("HostInterface_Type", "NVME".to_string(), |s| s.word("HostInterface_Type", &["NVME", "SATA"]))?;
+    if host == "SATA" {
+        warnings.push(format!("{}: a SATA host interface is modelled as NVMe with its queue depth", s.file));
+    }
+    let queue_depth = s.int("IO_Queue_Depth", 1, 65535)? as u32;
+    let op = s.number("Overprovisioning_Ratio", 0.0, 0.9)?;
+    let gc_threshold = s.number("GC_Exec_Threshold", 0.0, 0.9)?;
+    let gc = s.or("GC_Block_Selection_Policy", "GREEDY".to_string(), |s| {
+        s.word("GC_Block_Selection_Policy", &["GREEDY", "RGA", "RANDOM", "RANDOM_P", "RANDOM_PP", "FIFO"])
+    })?;
+    if gc != "GREEDY" {
+        warnings
+            .push(format!("{}: GC_Block_Selection_Policy {gc} is modelled as greedy (the fewest valid pages)", s.file));
+    }
+    let caching =
+        s.or("Caching_Mechanism", "ADVANCED".to_string(), |s| s.word("Caching_Mechanism", &["SIMPLE", "ADVANCED"]))?;
+    let _ = caching; // Both write back eagerly with the same back-pressure bound; see the module's notes.
+    let cache_bytes = s.int("Data_Cache_Capacity", 0, 1 << 50)?;
+    let ideal_mapping = s.or("Ideal_Mapping_Table", false, |s| s.flag("Ideal_Mapping_Table"))?;
+    let cmt_bytes = s.int("CMT_Capacity", 0, 1 << 50)?;
+    let seed = s.or("Seed", 321, |s| s.int("Seed", 0, u32::MAX as u64))?;
+
+    let total_planes = channels as u64 * chips as u64 * dies_per_chip as u64 * planes as u64;
+    let physical_pages = total_planes * blocks_per_plane as u64 * pages_per_block as u64;
+    let sectors_per_page = page_bytes / SECTOR_BYTES;
+    // MQSim's address mapping unit: a cached entry holds the LPA and PPA and a sector bitmap; a translation
+    // page holds entries of a PPA and a bitmap.
+    let address_bits = (physical_pages as f64).log2();
+    let cmt_entry_bytes = ((2.0 * address_bits + sectors_per_page as f64) / 8.0).ceil() as u64;
+    let gtd_entry_bytes = ((address_bits + sectors_per_page as f64) / 8.0).ceil() as u64;
+    let logical_pages_per_plane =
+        (blocks_per_plane as f64 * pages_per_block as f64 * sectors_per_page as f64 * (1.0 - op)) as u64
+            / sectors_per_page;
+    let blocks_per_die = dies_per_chip * planes * blocks_per_plane;
+    let gc_free_blocks = ((gc_threshold * blocks_per_plane as f64).ceil() as u32).max(1) * dies_per_chip * planes;
+    if gc_free_blocks + 2 >= blocks_per_die {
+        return Err(s.bad("GC_Exec_Threshold", "a threshold that leaves blocks to write into"));
+    }
+    let params = SsdParams {
+        preset: format!("mqsim:{}", s.file),
+        channels,
+        dies_per_channel: chips,
+        pages_per_block,
+        page_bytes,
+        program_pages: 1,
+        read_ns,
+        program_ns,
+        erase_ns,
+        channel_bytes_per_s: (transfer_mt_per_s * 1e6) as u64 * width_bytes,
+        host_read_bytes_per_s: (lane_gb_per_s * 1e9) as u64 * lanes,
+        host_write_bytes_per_s: (lane_gb_per_s * 1e9) as u64 * lanes,
+        command_ns: 0,
+        queue_depth,
+        capacity_bytes: logical_pages_per_plane * total_planes * page_bytes,
+        op: op / (1.0 - op).max(1e-9),
+        gc_free_blocks,
+        gc_policy: GcPolicy::Greedy,
+        write_buffer_bytes: cache_bytes.min(total_planes * page_bytes),
+        trim: TrimMode::Queued,
+        trim_ns: 20 * units::NS_PER_US,
+        trim_ns_per_mib: 2 * units::NS_PER_US,
+        precondition: Precondition::Fresh,
+        seed,
+        occupied_pages: Vec::new(),
+        physical_blocks_per_die: Some(blocks_per_die),
+        cmt_entries: if ideal_mapping { 0 } else { (cmt_bytes / cmt_entry_bytes).max(1) },
+        translation_entries_per_page: (page_bytes / gtd_entry_bytes).max(1),
+        mapping_read_bytes: SECTOR_BYTES,
+    };
+    params.ftl_geometry().check()?;
+    Ok(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHIPPED: &str = include_str!("../../tests/data/mqsim-ssdconfig.xml");
+
+    #[test]
+    fn the_shipped_file_gives_mqsims_drive() {
+        let d = parse(SHIPPED, "ssdconfig.xml", &[]).unwrap();
+        let p = &d.params;
+        assert_eq!((p.channels, p.dies_per_channel, p.page_bytes, p.pages_per_block), (8, 4, 8192, 256));
+        assert_eq!(p.physical_blocks_per_die, Some(2 * 2 * 2048));
+        assert_eq!((p.read_ns, p.program_ns, p.erase_ns), (75_000, 750_000, 3_800_000));
+        assert_eq!(p.channel_bytes_per_s, 333_000_000);
+        assert_eq!(p.host_read_bytes_per_s, 4_000_000_000);
+        // 512 GiB physical, 7 % of it spare.
+        let physical = 128u64 * 2048 * 256 * 8192;
+        assert!((p.capacity_bytes as f64 / physical as f64 - 0.93).abs() < 1e-3, "{}", p.capacity_bytes);
+        assert_eq!(p.write_buffer_bytes, 128 * 8192); // one page per plane of write-back in flight
+                                                      // 2^26 pages: a cached entry is ceil((52 + 16) / 8) = 9 bytes.
+        assert_eq!(p.cmt_entries, 2 * 1024 * 1024 / 9);
+        assert_eq!(p.translation_entries_per_page, 8192 / 6);
+        assert_eq!(p.gc_free_blocks, 103 * 4);
+        assert!(d.warnings.iter().any(|w| w.contains("not modelled") && w.contains("Queue_Fetch_Size")));
+    }
+
+    #[test]
+    fn bad_values_name_the_file_line_and_what_was_expected() {
+        let bad = SHIPPED.replace("<Page_No_Per_Block>256<", "<Page_No_Per_Block>many<");
+        let e = parse(&bad, "x.xml", &[]).unwrap_err();
+        assert!(e.starts_with("x.xml:") && e.contains("Page_No_Per_Block") && e.contains("'many'"), "{e}");
+        let line: usize = e.split(':').nth(1).unwrap().parse().unwrap();
+        assert_eq!(bad.lines().nth(line - 1).map(|l| l.contains("Page_No_Per_Block")), Some(true), "{e}");
+        let e = parse("<a>", "y.xml", &[]).unwrap_err();
+        assert!(e.starts_with("y.xml: not XML"), "{e}");
+        let e = parse(&SHIPPED.replace("MLC", "QLC"), "x.xml", &[]).unwrap_err();
+        assert!(e.contains("Flash_Technology") && e.contains("SLC, MLC, TLC"), "{e}");
+        let e = parse(SHIPPED, "x.xml", &[("Page_Capacit", "4096")]).unwrap_err();
+        assert!(e.contains("unknown MQSim setting 'Page_Capacit'"), "{e}");
+    }
+
+    #[test]
+    fn settings_after_the_file_name_change_the_drive() {
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("Overprovisioning_Ratio", "0.25"), ("Ideal_Mapping_Table", "true")])
+            .unwrap();
+        let physical = 128u64 * 2048 * 256 * 8192;
+        assert!((d.params.capacity_bytes as f64 / physical as f64 - 0.75).abs() < 1e-3);
+        assert_eq!(d.params.cmt_entries, 0);
+    }
+}

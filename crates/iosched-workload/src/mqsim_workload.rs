@@ -1,0 +1,326 @@
+//! MQSim's workload file (`workload.xml`, `MQSim_IO_Scenarios`) as iosched workloads: each `IO_Scenario` is
+//! one run on a fresh drive; each flow in it a source.
+//!
+//! What MQSim's code does with a flow (../shared/peers/mqsim/src/host, utils/Logical_Address_Partitioning_Unit),
+//! and what iosched makes of it:
+//! - The flows of a scenario that share the device split its logical space into equal consecutive ranges, in
+//!   order; a flow's `Initial_Occupancy_Percentage` of its range is written before the run.
+//! - A synthetic flow draws addresses in the first `Working_Set_Percentage` of its range: RANDOM_UNIFORM,
+//!   RANDOM_HOTCOLD (the first `Percentage_of_Hot_Region` of it takes the rest of the traffic: 100 - p of it),
+//!   or STREAMING (sequential from a random start); aligned down to `Address_Alignment_Unit` sectors when
+//!   `Generated_Aligned_Addresses`. QUEUE_DEPTH keeps `Average_No_of_Reqs_in_Queue` requests outstanding;
+//!   BANDWIDTH issues at exponentially spaced times at `Bandwidth` bytes/s (MQSim reads no `Intensity` tag:
+//!   the shipped file's is ignored by both). It stops at `Stop_Time` ns or after `Total_Requests_To_Generate`.
+//!   It becomes a fio job (sizes and alignments in bytes), so iosched's generators, reports and logs apply.
+//! - A trace flow replays an MQSim trace at its times (`Time_Unit`), its addresses wrapped into the flow's
+//!   range as MQSim does, `Percentage_To_Be_Executed` of its requests, `Relay_Count` times.
+//! - NORMAL request sizes are drawn as fio cannot: the mean size is used, and a warning says so.
+
+use std::path::{Path, PathBuf};
+
+/// One flow of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flow {
+    /// MQSim's name for it (Host.IO_Flow.Synth.No_N or Host.IO_Flow.Trace.PATH).
+    pub name: String,
+    pub occupancy_percent: f64,
+    pub kind: FlowKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    Synthetic(Synthetic),
+    Trace { path: PathBuf, percent: u32, relay_count: u32, ns_per_unit: u64 },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Synthetic {
+    pub read_percent: u32,
+    pub address: Address,
+    /// Alignment of addresses in sectors (1: none).
+    pub align_sectors: u64,
+    pub size_sectors: u64,
+    pub seed: u64,
+    pub generator: Generator,
+    pub stop_time_ns: u64,
+    pub total_requests: u64,
+    pub working_set_percent: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Address {
+    Uniform,
+    /// The hot region's share of the working set, percent (it takes 100 minus that of the traffic).
+    HotCold(f64),
+    Streaming,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Generator {
+    QueueDepth(u32),
+    BandwidthBytesPerS(u64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub flows: Vec<Flow>,
+}
+
+/// A workload file read: its scenarios and what iosched does differently from MQSim with them.
+#[derive(Clone, Debug)]
+pub struct MqsimWorkload {
+    pub scenarios: Vec<Scenario>,
+    pub warnings: Vec<String>,
+}
+
+/// Read `path`; trace paths are taken relative to the file's folder, as MQSim (run from that folder) does.
+pub fn load(path: &Path) -> Result<MqsimWorkload, String> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read MQSim workload file {file}: {e}"))?;
+    parse(&text, &file, path.parent().unwrap_or(Path::new(".")))
+}
+
+struct Fields<'a, 'input> {
+    file: &'a str,
+    doc: &'a roxmltree::Document<'input>,
+    node: roxmltree::Node<'a, 'input>,
+}
+
+impl Fields<'_, '_> {
+    fn line(&self, node: roxmltree::Node) -> u32 {
+        self.doc.text_pos_at(node.range().start).row
+    }
+
+    fn text(&self, tag: &str) -> Result<(String, u32), String> {
+        match self.node.children().find(|n| n.has_tag_name(tag)) {
+            Some(n) => Ok((n.text().unwrap_or("").trim().to_string(), self.line(n))),
+            None => Err(format!("{}:{}: this flow has no <{tag}>", self.file, self.line(self.node))),
+        }
+    }
+
+    fn optional(&self, tag: &str) -> Option<(String, u32)> {
+        self.node
+            .children()
+            .find(|n| n.has_tag_name(tag))
+            .map(|n| (n.text().unwrap_or("").trim().to_string(), self.line(n)))
+    }
+
+    fn number(&self, tag: &str, min: f64, max: f64) -> Result<f64, String> {
+        let (v, line) = self.text(tag)?;
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= min && x <= max => Ok(x),
+            _ => Err(format!("{}:{line}: <{tag}>: expected a number from {min} to {max}, found '{v}'", self.file)),
+        }
+    }
+
+    fn int(&self, tag: &str, min: u64, max: u64) -> Result<u64, String> {
+        let (v, line) = self.text(tag)?;
+        match v.parse::<u64>() {
+            Ok(x) if x >= min && x <= max => Ok(x),
+            _ => Err(format!("{}:{line}: <{tag}>: expected an integer from {min} to {max}, found '{v}'", self.file)),
+        }
+    }
+
+    fn word(&self, tag: &str, options: &[&str]) -> Result<String, String> {
+        let (v, line) = self.text(tag)?;
+        let upper = v.to_ascii_uppercase();
+        if options.contains(&upper.as_str()) {
+            Ok(upper)
+        } else {
+            Err(format!("{}:{line}: <{tag}>: expected one of {}, found '{v}'", self.file, options.join(", ")))
+        }
+    }
+}
+
+/// Parse a workload file's text; `file` names it in errors and `folder` is where its trace paths start.
+pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, String> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| format!("{file}: not XML: {e}"))?;
+    let root = doc.root_element();
+    let line_of = |n: roxmltree::Node| doc.text_pos_at(n.range().start).row;
+    if root.tag_name().name() != "MQSim_IO_Scenarios" {
+        return Err(format!(
+            "{file}:{}: expected MQSim's <MQSim_IO_Scenarios> (a workload file such as workload.xml), found <{}>",
+            line_of(root),
+            root.tag_name().name()
+        ));
+    }
+    let mut scenarios = Vec::new();
+    let mut warnings = Vec::new();
+    for scenario in root.children().filter(|n| n.is_element()) {
+        if !scenario.has_tag_name("IO_Scenario") {
+            return Err(format!(
+                "{file}:{}: expected <IO_Scenario>, found <{}>",
+                line_of(scenario),
+                scenario.tag_name().name()
+            ));
+        }
+        let mut flows = Vec::new();
+        for (index, node) in scenario.children().filter(|n| n.is_element()).enumerate() {
+            let f = Fields { file, doc: &doc, node };
+            let occupancy_percent = f.number("Initial_Occupancy_Percentage", 0.0, 100.0)?;
+            let partial_resources = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"]
+                .iter()
+                .filter_map(|t| f.optional(t))
+                .any(|(v, _)| v.is_empty());
+            if partial_resources {
+                return Err(format!("{file}:{}: a flow with no resources listed", line_of(node)));
+            }
+            let kind = match node.tag_name().name() {
+                "IO_Flow_Parameter_Set_Synthetic" => FlowKind::Synthetic(synthetic(&f, &mut warnings)?),
+                "IO_Flow_Parameter_Set_Trace_Based" => {
+                    let (path, _) = f.text("File_Path")?;
+                    let ns_per_unit = match f.word("Time_Unit", &["PICOSECOND", "NANOSECOND", "MICROSECOND"])?.as_str()
+                    {
+                        "MICROSECOND" => 1000,
+                        _ => 1,
+                    };
+                    FlowKind::Trace {
+                        path: folder.join(&path),
+                        percent: f.int("Percentage_To_Be_Executed", 0, 100)? as u32,
+                        relay_count: f.int("Relay_Count", 1, 1000)? as u32,
+                        ns_per_unit,
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "{file}:{}: expected IO_Flow_Parameter_Set_Synthetic or IO_Flow_Parameter_Set_Trace_Based, \
+                         found <{other}>",
+                        line_of(node)
+                    ))
+                }
+            };
+            let name = match &kind {
+                FlowKind::Synthetic(_) => format!("Host.IO_Flow.Synth.No_{index}"),
+                FlowKind::Trace { .. } => format!("Host.IO_Flow.Trace.{}", f.text("File_Path")?.0),
+            };
+            flows.push(Flow { name, occupancy_percent, kind });
+        }
+        if flows.is_empty() {
+            return Err(format!("{file}:{}: a scenario with no flows", line_of(scenario)));
+        }
+        scenarios.push(Scenario { flows });
+    }
+    if scenarios.is_empty() {
+        return Err(format!("{file}: no <IO_Scenario>"));
+    }
+    Ok(MqsimWorkload { scenarios, warnings })
+}
+
+fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String> {
+    let address = match f.word("Address_Distribution", &["RANDOM_UNIFORM", "RANDOM_HOTCOLD", "STREAMING"])?.as_str() {
+        "RANDOM_UNIFORM" => Address::Uniform,
+        "RANDOM_HOTCOLD" => Address::HotCold(f.number("Percentage_of_Hot_Region", 0.0, 100.0)?),
+        _ => Address::Streaming,
+    };
+    let aligned = f.word("Generated_Aligned_Addresses", &["TRUE", "FALSE"])? == "TRUE";
+    let align_sectors = if aligned { f.int("Address_Alignment_Unit", 1, 1 << 30)? } else { 1 };
+    let size_sectors = f.int("Average_Request_Size", 1, 1 << 24)?;
+    if f.word("Request_Size_Distribution", &["FIXED", "NORMAL"])? == "NORMAL" {
+        let (_, line) = f.text("Request_Size_Distribution")?;
+        warnings.push(format!(
+            "{}:{line}: NORMAL request sizes: iosched issues every request at the mean, {size_sectors} sectors",
+            f.file
+        ));
+    }
+    let generator = match f.word("Synthetic_Generator_Type", &["QUEUE_DEPTH", "BANDWIDTH"])?.as_str() {
+        "QUEUE_DEPTH" => Generator::QueueDepth(f.int("Average_No_of_Reqs_in_Queue", 1, 65535)? as u32),
+        _ => Generator::BandwidthBytesPerS(f.int("Bandwidth", 1, u64::MAX >> 1)?),
+    };
+    let stop_time_ns = f.int("Stop_Time", 0, u64::MAX >> 1)?;
+    let total_requests = f.int("Total_Requests_To_Generate", 0, u64::MAX >> 1)?;
+    if stop_time_ns == 0 && total_requests == 0 {
+        let (_, line) = f.text("Stop_Time")?;
+        return Err(format!("{}:{line}: a synthetic flow needs a Stop_Time or a Total_Requests_To_Generate", f.file));
+    }
+    Ok(Synthetic {
+        read_percent: f.int("Read_Percentage", 0, 100)? as u32,
+        address,
+        align_sectors,
+        size_sectors,
+        seed: f.int("Seed", 0, u32::MAX as u64)?,
+        generator,
+        stop_time_ns,
+        total_requests,
+        working_set_percent: f.number("Working_Set_Percentage", 0.0, 100.0)?,
+    })
+}
+
+/// A synthetic flow as fio job text over the byte range `start..start + len` of the device.
+pub fn fio_job(name: &str, s: &Synthetic, start_bytes: u64, len_bytes: u64) -> String {
+    const SECTOR: u64 = 512;
+    let working = ((len_bytes as f64 * s.working_set_percent / 100.0) as u64 / SECTOR).max(s.size_sectors) * SECTOR;
+    let bs = s.size_sectors * SECTOR;
+    let mut job = format!(
+        "[{name}]\nioengine=libaio\ndirect=1\nbs={bs}\noffset={start_bytes}\nsize={working}\nrandseed={}\n",
+        s.seed
+    );
+    let read = s.read_percent;
+    match s.address {
+        Address::Streaming => job += &format!("rw=rw\nrwmixread={read}\n"),
+        Address::Uniform | Address::HotCold(_) => {
+            job += &format!("rw=randrw\nrwmixread={read}\nnorandommap=1\nblockalign={}\n", s.align_sectors * SECTOR)
+        }
+    }
+    if let Address::HotCold(hot) = s.address {
+        job += &format!("random_distribution=zoned:{}/{hot}:{hot}/{}\n", 100.0 - hot, 100.0 - hot);
+    }
+    match s.generator {
+        Generator::QueueDepth(depth) => job += &format!("iodepth={depth}\n"),
+        Generator::BandwidthBytesPerS(rate) => {
+            job += &format!("iodepth=65535\nrate_iops={}\nrate_process=poisson\n", (rate / bs).max(1))
+        }
+    }
+    if s.stop_time_ns > 0 {
+        job += &format!("runtime={}us\ntime_based=1\n", s.stop_time_ns.div_ceil(1000));
+    }
+    if s.total_requests > 0 {
+        job += &format!("number_ios={}\n", s.total_requests);
+    }
+    job
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHIPPED: &str = include_str!("../tests/data/mqsim-workload.xml");
+
+    #[test]
+    fn the_shipped_file_gives_three_scenarios() {
+        let w = parse(SHIPPED, "workload.xml", Path::new("/x")).unwrap();
+        assert_eq!(w.scenarios.len(), 3);
+        let first = &w.scenarios[0].flows;
+        assert_eq!(first.len(), 2);
+        assert_eq!(first[1].name, "Host.IO_Flow.Synth.No_1");
+        let FlowKind::Synthetic(s) = &first[0].kind else { panic!("synthetic") };
+        assert_eq!((s.read_percent, s.size_sectors, s.align_sectors, s.seed), (0, 8, 16, 798));
+        assert_eq!(s.generator, Generator::QueueDepth(16));
+        assert_eq!(s.stop_time_ns, 10_000_000_000);
+        let FlowKind::Trace { path, percent, .. } = &w.scenarios[2].flows[0].kind else { panic!("trace") };
+        assert_eq!((path.as_path(), *percent), (Path::new("/x/traces/tpcc-small.trace"), 100));
+        assert_eq!(w.scenarios[2].flows[0].occupancy_percent, 70.0);
+    }
+
+    #[test]
+    fn bad_values_name_the_file_and_line() {
+        let bad = SHIPPED.replacen("<Read_Percentage>0<", "<Read_Percentage>half<", 1);
+        let e = parse(&bad, "w.xml", Path::new(".")).unwrap_err();
+        let line: usize = e.split(':').nth(1).unwrap().parse().unwrap();
+        assert!(bad.lines().nth(line - 1).unwrap().contains("Read_Percentage"), "{e}");
+        assert!(e.contains("'half'"), "{e}");
+        let e = parse("<MQSim_IO_Scenarios></MQSim_IO_Scenarios>", "w.xml", Path::new(".")).unwrap_err();
+        assert!(e.contains("no <IO_Scenario>"), "{e}");
+    }
+
+    #[test]
+    fn a_synthetic_flow_is_a_fio_job() {
+        let w = parse(SHIPPED, "workload.xml", Path::new(".")).unwrap();
+        let FlowKind::Synthetic(s) = &w.scenarios[1].flows[0].kind else { panic!("synthetic") };
+        let text = fio_job("f", s, 1 << 30, 1 << 30);
+        for line in ["rw=randrw", "rwmixread=100", "bs=4096", "blockalign=8192", "iodepth=16", "size=536870912"] {
+            assert!(text.lines().any(|l| l == line), "{line} in {text}");
+        }
+        let jobs = crate::fio::parse_str(&text, "f.fio").unwrap();
+        assert_eq!(jobs[0].iodepth, 16);
+    }
+}

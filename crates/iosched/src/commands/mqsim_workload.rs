@@ -1,0 +1,200 @@
+//! `iosched sim --mqsim-workload workload.xml`: MQSim's scenarios, each on a fresh drive filled to its flows'
+//! occupancy, with results per flow as MQSim reports them (requests, mean device response time, IOPS) and the
+//! drive's flash command counts (reads, programs, erases, mapping reads and programs).
+
+use super::policy_with;
+use crate::cli::SimArgs;
+use crate::error::{bad, CliError};
+use iosched_core::policy::StatValue;
+use iosched_core::request::{IoClass, Op, LEVEL_DEFAULT};
+use iosched_device::spec::load_spec_filled;
+use iosched_sim::workload::TimedIo;
+use iosched_sim::{simulate, SimConfig, Workload};
+use iosched_workload::mqsim_workload::{self, FlowKind, Scenario};
+use iosched_workload::trace::{self, Format};
+use serde_json::json;
+use std::time::Instant;
+
+pub fn run(args: &SimArgs) -> Result<(), CliError> {
+    let path = args.mqsim_workload.as_ref().expect("called with --mqsim-workload");
+    let file = mqsim_workload::load(path).map_err(bad)?;
+    let count = file.scenarios.len();
+    let chosen: Vec<usize> = match args.scenario {
+        Some(n) if (1..=count).contains(&n) => vec![n],
+        Some(n) => return Err(bad(format!("--scenario: {} has scenarios 1 to {count}, found {n}", path.display()))),
+        None => (1..=count).collect(),
+    };
+    for w in &file.warnings {
+        eprintln!("iosched: warning: {w}");
+    }
+    let mut warned = false;
+    for number in chosen {
+        let scenario = &file.scenarios[number - 1];
+        let started = Instant::now();
+        let Built { workload, device, warnings } = build(args, scenario)?;
+        if !warned {
+            for w in &warnings {
+                eprintln!("iosched: warning: {w}");
+            }
+            warned = true;
+        }
+        let policy = policy_with(&args.policy, &args.set)?;
+        let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })
+            .map_err(super::sim_error)?;
+        let wall = started.elapsed().as_secs_f64();
+        let r = &out.result;
+        let flows: Vec<serde_json::Value> = scenario
+            .flows
+            .iter()
+            .map(|flow| {
+                let jobs: Vec<_> = r.jobs.iter().filter(|j| j.name == flow.name).collect();
+                let (mut reads, mut writes, mut total_ns, mut count, mut min_ns, mut max_ns) =
+                    (0u64, 0u64, 0f64, 0u64, u64::MAX, 0u64);
+                let mut runtime_ns = 0;
+                for j in &jobs {
+                    runtime_ns = runtime_ns.max(j.runtime_ns);
+                    for (d, dir) in j.directions.iter().enumerate().take(2) {
+                        if d == 0 {
+                            reads += dir.ios
+                        } else {
+                            writes += dir.ios
+                        }
+                        total_ns += dir.total.mean_ns * dir.total.count as f64;
+                        count += dir.total.count;
+                        if dir.total.count > 0 {
+                            min_ns = min_ns.min(dir.total.min_ns);
+                            max_ns = max_ns.max(dir.total.max_ns);
+                        }
+                    }
+                }
+                let seconds = runtime_ns as f64 / 1e9;
+                json!({
+                    "name": flow.name,
+                    "requests": reads + writes,
+                    "reads": reads,
+                    "writes": writes,
+                    "device_response_time_us": if count > 0 { total_ns / count as f64 / 1000.0 } else { 0.0 },
+                    "min_device_response_time_us": if count > 0 { min_ns as f64 / 1000.0 } else { 0.0 },
+                    "max_device_response_time_us": max_ns as f64 / 1000.0,
+                    "iops": if seconds > 0.0 { (reads + writes) as f64 / seconds } else { 0.0 },
+                })
+            })
+            .collect();
+        let stat = |name: &str| {
+            r.device_stats.iter().find(|(k, _)| k == name).map_or(0.0, |(_, v)| match v {
+                StatValue::Count(c) => *c as f64,
+                StatValue::Value(x) => *x,
+            })
+        };
+        let flash = json!({
+            "reads": stat("flash_page_reads") + stat("mapping_reads"),
+            "mapping_reads": stat("mapping_reads"),
+            "programs": stat("flash_page_programs") + stat("mapping_programs"),
+            "mapping_programs": stat("mapping_programs"),
+            "erases": stat("gc_erases"),
+            "write_amplification": stat("write_amplification"),
+            "mapping_cache_hits": stat("mapping_cache_hits"),
+            "mapping_cache_misses": stat("mapping_cache_misses"),
+        });
+        if args.json {
+            let line = json!({
+                "scenario": number, "device": r.device, "policy": r.policy, "flows": flows, "flash": flash,
+                "simulated_s": r.elapsed_ns as f64 / 1e9, "wall_s": wall,
+            });
+            println!("{line}");
+        } else {
+            println!(
+                "scenario {number} of {count}: {} requests in {:.3} s simulated ({wall:.2} s wall)",
+                r.requests_completed,
+                r.elapsed_ns as f64 / 1e9
+            );
+            println!(
+                "  {:<44} {:>9} {:>9} {:>9} {:>12} {:>10}",
+                "flow", "requests", "reads", "writes", "mean resp us", "IOPS"
+            );
+            for f in &flows {
+                println!(
+                    "  {:<44} {:>9} {:>9} {:>9} {:>12.1} {:>10.0}",
+                    f["name"].as_str().unwrap_or(""),
+                    f["requests"],
+                    f["reads"],
+                    f["writes"],
+                    f["device_response_time_us"].as_f64().unwrap_or(0.0),
+                    f["iops"].as_f64().unwrap_or(0.0)
+                );
+            }
+            println!(
+                "  flash: {} reads ({} for mapping), {} programs ({} for mapping), {} erases",
+                flash["reads"], flash["mapping_reads"], flash["programs"], flash["mapping_programs"], flash["erases"]
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The scenario's workload and its device: the flows split the logical space into equal ranges in order, each
+/// range filled to its flow's occupancy first.
+fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
+    let n = scenario.flows.len() as f64;
+    let filled: Vec<(f64, f64)> =
+        scenario.flows.iter().enumerate().map(|(i, f)| (i as f64 / n, f.occupancy_percent / 100.0 / n)).collect();
+    let (device, warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
+    let capacity = device.capacity_bytes();
+    let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
+    let mut jobs = Vec::new();
+    let mut timed = Vec::new();
+    for (i, flow) in scenario.flows.iter().enumerate() {
+        let start = range_bytes * i as u64;
+        match &flow.kind {
+            FlowKind::Synthetic(s) => {
+                let text = mqsim_workload::fio_job(&flow.name, s, start, range_bytes);
+                let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
+                    .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
+                jobs.append(&mut parsed);
+            }
+            FlowKind::Trace { path, percent, relay_count, ns_per_unit } => {
+                let t = trace::read(path, Some(Format::Mqsim)).map_err(bad)?;
+                let kept = (t.records.len() as u64 * *percent as u64 / 100) as usize;
+                let records = &t.records[..kept];
+                let span_ns = records.last().map_or(0, |r| r.at_ns * ns_per_unit);
+                let range_sectors = range_bytes / 512;
+                let mut requests = Vec::new();
+                for relay in 0..*relay_count as u64 {
+                    for r in records {
+                        // MQSim's trace flow: an address past the flow's range wraps into it.
+                        let lba = r.offset_bytes / 512;
+                        let lba = if lba <= range_sectors { lba } else { lba % range_sectors.max(1) };
+                        let len = r.len_bytes.min(range_bytes);
+                        let offset = (start + lba * 512).min(start + range_bytes - len);
+                        requests.push(TimedIo {
+                            at_ns: relay * span_ns + r.at_ns * ns_per_unit,
+                            op: r.op,
+                            offset_bytes: offset,
+                            len_bytes: len,
+                            stream: 0,
+                            class: IoClass::Be,
+                            level: LEVEL_DEFAULT,
+                            sync: r.op == Op::Write,
+                        });
+                    }
+                }
+                timed.push((flow.name.clone(), requests));
+            }
+        }
+    }
+    let mut workload = Workload::from_jobs(&jobs);
+    for (name, requests) in timed {
+        workload.add_timed(&name, requests);
+    }
+    if let Some(runtime) = &args.runtime {
+        workload.override_runtime(super::parse_runtime_ns(runtime)?);
+    }
+    Ok(Built { workload, device, warnings })
+}
+
+/// A scenario ready to simulate.
+struct Built {
+    workload: Workload,
+    device: Box<dyn iosched_device::Device>,
+    warnings: Vec<String>,
+}
