@@ -85,10 +85,11 @@ def mqsim_results(folder):
         }
     ftl = root.find(".//SSDDevice.FTL").attrib
     n = lambda k: int(ftl.get(k, "0"))
-    # A multi-plane command moves two pages; count pages, as iosched does.
-    reads = n("Issued_Flash_Read_CMD") + n("Issued_Flash_Multiplane_Read_CMD")
-    programs = n("Issued_Flash_Program_CMD") + n("Issued_Flash_Multiplane_Program_CMD")
-    erases = n("Issued_Flash_Erase_CMD") + n("Issued_Flash_Multiplane_Erase_CMD")
+    # Count pages, as iosched does: a multi-plane command moves two, besides the single-plane commands (in s1 of
+    # the shipped workload, Program_CMD + 2 x Multiplane_Program_CMD is exactly the host's write transactions).
+    reads = n("Issued_Flash_Read_CMD") + 2 * n("Issued_Flash_Multiplane_Read_CMD")
+    programs = n("Issued_Flash_Program_CMD") + 2 * n("Issued_Flash_Multiplane_Program_CMD")
+    erases = n("Issued_Flash_Erase_CMD") + 2 * n("Issued_Flash_Multiplane_Erase_CMD")
     return flows, {"reads": reads, "programs": programs, "erases": erases}
 
 

@@ -24,7 +24,31 @@ pub struct Flow {
     /// MQSim's name for it (Host.IO_Flow.Synth.No_N or Host.IO_Flow.Trace.PATH).
     pub name: String,
     pub occupancy_percent: f64,
+    pub priority: Priority,
     pub kind: FlowKind,
+}
+
+/// MQSim's flow priority classes. URGENT is served first on every chip (iosched: the real-time I/O class);
+/// HIGH, MEDIUM and LOW share by weighted round robin in MQSim, which iosched approximates by best-effort
+/// levels 0, 4 and 7 (its SSD serves those in arrival order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Priority {
+    Urgent,
+    High,
+    Medium,
+    Low,
+}
+
+impl Priority {
+    /// fio's prioclass and prio for it.
+    pub fn fio(self) -> (u32, u8) {
+        match self {
+            Priority::Urgent => (1, 0),
+            Priority::High => (2, 0),
+            Priority::Medium => (2, 4),
+            Priority::Low => (2, 7),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -158,6 +182,16 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
         for (index, node) in scenario.children().filter(|n| n.is_element()).enumerate() {
             let f = Fields { file, doc: &doc, node };
             let occupancy_percent = f.number("Initial_Occupancy_Percentage", 0.0, 100.0)?;
+            let priority = match f.optional("Priority_Class").map(|(v, _)| v.to_ascii_uppercase()).as_deref() {
+                None | Some("HIGH") => Priority::High,
+                Some("URGENT") => Priority::Urgent,
+                Some("MEDIUM") => Priority::Medium,
+                Some("LOW") => Priority::Low,
+                Some(_) => {
+                    f.word("Priority_Class", &["URGENT", "HIGH", "MEDIUM", "LOW"])?;
+                    unreachable!("refused above")
+                }
+            };
             let partial_resources = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"]
                 .iter()
                 .filter_map(|t| f.optional(t))
@@ -193,7 +227,7 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                 FlowKind::Synthetic(_) => format!("Host.IO_Flow.Synth.No_{index}"),
                 FlowKind::Trace { .. } => format!("Host.IO_Flow.Trace.{}", f.text("File_Path")?.0),
             };
-            flows.push(Flow { name, occupancy_percent, kind });
+            flows.push(Flow { name, occupancy_percent, priority, kind });
         }
         if flows.is_empty() {
             return Err(format!("{file}:{}: a scenario with no flows", line_of(scenario)));
@@ -246,7 +280,7 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
 }
 
 /// A synthetic flow as fio job text over the byte range `start..start + len` of the device.
-pub fn fio_job(name: &str, s: &Synthetic, start_bytes: u64, len_bytes: u64) -> String {
+pub fn fio_job(name: &str, s: &Synthetic, priority: Priority, start_bytes: u64, len_bytes: u64) -> String {
     const SECTOR: u64 = 512;
     let working = ((len_bytes as f64 * s.working_set_percent / 100.0) as u64 / SECTOR).max(s.size_sectors) * SECTOR;
     let bs = s.size_sectors * SECTOR;
@@ -255,6 +289,8 @@ pub fn fio_job(name: &str, s: &Synthetic, start_bytes: u64, len_bytes: u64) -> S
         s.seed
     );
     let read = s.read_percent;
+    let (class, level) = priority.fio();
+    job += &format!("prioclass={class}\nprio={level}\n");
     match s.address {
         Address::Streaming => job += &format!("rw=rw\nrwmixread={read}\n"),
         Address::Uniform | Address::HotCold(_) => {
@@ -316,8 +352,10 @@ mod tests {
     fn a_synthetic_flow_is_a_fio_job() {
         let w = parse(SHIPPED, "workload.xml", Path::new(".")).unwrap();
         let FlowKind::Synthetic(s) = &w.scenarios[1].flows[0].kind else { panic!("synthetic") };
-        let text = fio_job("f", s, 1 << 30, 1 << 30);
-        for line in ["rw=randrw", "rwmixread=100", "bs=4096", "blockalign=8192", "iodepth=16", "size=536870912"] {
+        let text = fio_job("f", s, Priority::Urgent, 1 << 30, 1 << 30);
+        for line in
+            ["prioclass=1", "rw=randrw", "rwmixread=100", "bs=4096", "blockalign=8192", "iodepth=16", "size=536870912"]
+        {
             assert!(text.lines().any(|l| l == line), "{line} in {text}");
         }
         let jobs = crate::fio::parse_str(&text, "f.fio").unwrap();

@@ -20,6 +20,7 @@
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
 use super::params::{Precondition, SsdParams, TrimMode};
+use super::write_cache::WriteCache;
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
@@ -37,6 +38,8 @@ enum Event {
     LinkDone(u32),
     /// The trim in this slot is done.
     TrimDone(u32),
+    /// The write cache's DRAM finished an access for this command.
+    DramDone(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -49,6 +52,12 @@ struct Command {
     bytes: u64,
     /// Flash operations (page reads, or unbuffered page programs) still to finish.
     outstanding: u64,
+    /// Pages of a write the write cache has taken.
+    admitted_pages: u64,
+    /// DRAM accesses of the write cache still to finish for this command.
+    dram_pending: u32,
+    /// Real-time class (MQSim's URGENT flows): its page reads go before other reads on a die.
+    urgent: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -84,6 +93,7 @@ struct Die {
     op_end_ns: u64,
     /// Page reads: the command, the page, the bytes the command wants from it.
     reads: VecDeque<(u32, Ppn, u32)>,
+    urgent_reads: VecDeque<(u32, Ppn, u32)>,
     mapping_reads: VecDeque<u64>,
     mapping_programs: u32,
     programs: VecDeque<PendingProgram>,
@@ -141,6 +151,9 @@ pub struct Ssd {
     stats: SsdStats,
     last_event_ns: u64,
     mapping: Option<MappingCache>,
+    cache: Option<WriteCache>,
+    /// Writes waiting for the write cache's back-pressure, in arrival order.
+    cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
     mapping_waiters: HashMap<u64, Vec<MappingWaiter>>,
 }
@@ -187,6 +200,7 @@ impl Ssd {
                 op_started_ns: 0,
                 op_end_ns: 0,
                 reads: VecDeque::new(),
+                urgent_reads: VecDeque::new(),
                 mapping_reads: VecDeque::new(),
                 mapping_programs: 0,
                 programs: VecDeque::new(),
@@ -199,8 +213,11 @@ impl Ssd {
         Ok(Ssd {
             channel_free_ns: vec![0; p.channels as usize],
             buffer_capacity_bytes: p.write_buffer_bytes,
-            mapping: (p.cmt_entries > 0).then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page)),
+            mapping: (p.cmt_entries > 0)
+                .then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held)),
             mapping_waiters: HashMap::new(),
+            cache: p.write_cache.clone().map(WriteCache::new),
+            cache_waiters: VecDeque::new(),
             ftl,
             dies,
             link_free_ns: 0,
@@ -265,7 +282,11 @@ impl Ssd {
                     let start = c.offset_bytes.max(lpn * page);
                     let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
                     let bytes = end.saturating_sub(start).max(1) as u32;
-                    if self.mapped_entry_cached(lpn) {
+                    let cached =
+                        self.cache.as_mut().map(|cache| cache.holds(lpn).then(|| cache.dram(now_ns, bytes as u64)));
+                    if let Some(Some(at)) = cached {
+                        self.schedule(at, Event::DramDone(slot));
+                    } else if self.mapped_entry_cached(lpn) {
                         self.page_read_ready(now_ns, slot, lpn, bytes);
                     } else {
                         self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
@@ -274,7 +295,7 @@ impl Ssd {
                 self.read_page_done(now_ns, slot);
             }
             Op::Write => {
-                if self.buffer_capacity_bytes == 0 {
+                if self.buffer_capacity_bytes == 0 || self.cache.is_some() {
                     self.link(now_ns, slot, c.bytes, false);
                 } else if self.buffer_waiters.is_empty() && self.buffer_room(c.bytes) {
                     self.buffer_used_bytes += c.bytes;
@@ -322,6 +343,17 @@ impl Ssd {
         }
     }
 
+    /// The mapping entry a waiter needed is at hand.
+    fn mapping_arrived(&mut self, now_ns: u64, waiter: MappingWaiter) {
+        match waiter {
+            MappingWaiter::Read { slot, lpn, bytes } => {
+                self.cache_entry(now_ns, lpn, self.p.read_entries_dirty);
+                self.page_read_ready(now_ns, slot, lpn, bytes);
+            }
+            MappingWaiter::Program(pp) => self.queue_program(now_ns, pp),
+        }
+    }
+
     /// Translation pages are spread over the dies like data pages.
     fn translation_die(&self, translation_page: u64) -> u32 {
         (translation_page % self.p.dies() as u64) as u32
@@ -331,8 +363,14 @@ impl Ssd {
     fn cache_entry(&mut self, now_ns: u64, lpn: u64, dirty: bool) {
         let Some(m) = self.mapping.as_mut() else { return };
         if let Some(page) = m.insert(lpn, dirty) {
+            // Write the translation page back: read what of it is not cached, then program it (unless, as in
+            // MQSim, the program never happens and the page stays in DRAM).
             let die = self.translation_die(page);
-            self.dies[die as usize].mapping_programs += 1;
+            let d = &mut self.dies[die as usize];
+            d.mapping_reads.push_back(page);
+            if !self.p.mapping_writeback_held {
+                d.mapping_programs += 1;
+            }
             self.kick(now_ns, die);
         }
     }
@@ -349,7 +387,8 @@ impl Ssd {
             self.stats.reads_behind_program_or_erase += 1;
             self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
         }
-        d.reads.push_back((slot, ppn, bytes));
+        let urgent = self.slots[slot as usize].as_ref().is_some_and(|c| c.urgent);
+        if urgent { &mut d.urgent_reads } else { &mut d.reads }.push_back((slot, ppn, bytes));
         self.kick(now_ns, die);
     }
 
@@ -360,6 +399,66 @@ impl Ssd {
         if c.outstanding == 0 {
             let bytes = c.bytes;
             self.link(now_ns, slot, bytes, true);
+        }
+    }
+
+    /// Take what the write cache has room for of a write's pages, starting their write-backs; their DRAM
+    /// write follows. Returns whether every page is in.
+    fn admit_write(&mut self, now_ns: u64, slot: u32) -> bool {
+        let c = *self.cmd(slot);
+        let page = self.p.page_bytes;
+        let mut batch_bytes = 0;
+        let mut admitted = c.admitted_pages;
+        while admitted < c.pages {
+            let cache = self.cache.as_mut().expect("a write cache");
+            if !cache.has_room() {
+                break;
+            }
+            let lpn = c.first_page + admitted;
+            let start = c.offset_bytes.max(lpn * page);
+            let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
+            let bytes = end.saturating_sub(start) as u32;
+            let taken = cache.admit(now_ns, lpn, bytes, page);
+            if taken.eviction_read_bytes > 0 {
+                cache.dram(now_ns, taken.eviction_read_bytes);
+            }
+            for (lpn, bytes) in taken.write_backs {
+                self.unprogrammed_pages += 1;
+                let pp = PendingProgram { lpn, bytes, slot: None };
+                if self.mapped_entry_cached(lpn) {
+                    self.queue_program(now_ns, pp);
+                } else {
+                    self.wait_for_mapping(now_ns, lpn, MappingWaiter::Program(pp));
+                }
+            }
+            batch_bytes += bytes as u64;
+            admitted += 1;
+        }
+        let cache = self.cache.as_mut().expect("a write cache");
+        let dram_end = (batch_bytes > 0).then(|| cache.dram(now_ns, batch_bytes));
+        let cmd = self.slots[slot as usize].as_mut().expect("write in flight");
+        cmd.admitted_pages = admitted;
+        if let Some(at) = dram_end {
+            cmd.dram_pending += 1;
+            self.schedule(at, Event::DramDone(slot));
+        } else if admitted == c.pages && cmd.dram_pending == 0 {
+            self.complete(slot);
+        }
+        admitted == c.pages
+    }
+
+    /// A DRAM access for a command is done: a read's page, or a write's pages taken into the cache.
+    fn dram_done(&mut self, now_ns: u64, slot: u32) {
+        let c = *self.cmd(slot);
+        match c.op {
+            Op::Read => self.read_page_done(now_ns, slot),
+            _ => {
+                let cmd = self.slots[slot as usize].as_mut().expect("write in flight");
+                cmd.dram_pending -= 1;
+                if cmd.dram_pending == 0 && cmd.admitted_pages == c.pages {
+                    self.complete(slot);
+                }
+            }
         }
     }
 
@@ -388,6 +487,16 @@ impl Ssd {
             Op::Read => {
                 self.stats.host_read_bytes += c.bytes;
                 self.complete(slot);
+            }
+            Op::Write if self.cache.is_some() => {
+                self.stats.host_write_bytes += c.bytes;
+                if self.cache_waiters.is_empty() && self.admit_write(now_ns, slot) {
+                    return;
+                }
+                if !self.cache_waiters.contains(&slot) {
+                    self.stats.buffer_full_waits += 1;
+                    self.cache_waiters.push_back(slot);
+                }
             }
             Op::Write => {
                 self.stats.host_write_bytes += c.bytes;
@@ -429,7 +538,7 @@ impl Ssd {
             self.channel_free_ns[ch] = start + units::transfer_ns(p.mapping_read_bytes, p.channel_bytes_per_s);
             self.stats.mapping_reads += 1;
             (DieOp::MappingRead { translation_page }, self.channel_free_ns[ch])
-        } else if let Some(&(slot, _, bytes)) = d.reads.front() {
+        } else if let Some(&(slot, _, bytes)) = d.urgent_reads.front().or(d.reads.front()) {
             // tR, then what the command wants of the page over the channel.
             let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
             self.channel_free_ns[ch] = start + units::transfer_ns(bytes as u64, p.channel_bytes_per_s);
@@ -487,19 +596,17 @@ impl Ssd {
         d.op = DieOp::Idle;
         match op {
             DieOp::Read { slot } => {
-                d.reads.pop_front();
+                if d.urgent_reads.front().is_some_and(|r| r.0 == slot) {
+                    d.urgent_reads.pop_front();
+                } else {
+                    d.reads.pop_front();
+                }
                 self.read_page_done(now_ns, slot);
             }
             DieOp::MappingRead { translation_page } => {
                 d.mapping_reads.pop_front();
                 for waiter in self.mapping_waiters.remove(&translation_page).unwrap_or_default() {
-                    match waiter {
-                        MappingWaiter::Read { slot, lpn, bytes } => {
-                            self.cache_entry(now_ns, lpn, false);
-                            self.page_read_ready(now_ns, slot, lpn, bytes);
-                        }
-                        MappingWaiter::Program(pp) => self.queue_program(now_ns, pp),
-                    }
+                    self.mapping_arrived(now_ns, waiter);
                 }
             }
             DieOp::MappingProgram => {}
@@ -515,7 +622,10 @@ impl Ssd {
                             }
                         }
                         None => {
-                            self.buffer_used_bytes -= pp.bytes as u64;
+                            match self.cache.as_mut() {
+                                Some(cache) => cache.written_back(pp.lpn, pp.bytes),
+                                None => self.buffer_used_bytes -= pp.bytes as u64,
+                            }
                             self.unprogrammed_pages -= 1;
                         }
                     }
@@ -531,6 +641,12 @@ impl Ssd {
 
     /// Admit writes waiting for buffer room; complete flushes once everything is on flash.
     fn buffer_drained(&mut self, now_ns: u64) {
+        while let Some(&slot) = self.cache_waiters.front() {
+            if !self.admit_write(now_ns, slot) {
+                break;
+            }
+            self.cache_waiters.pop_front();
+        }
         while let Some(&slot) = self.buffer_waiters.front() {
             let c = *self.cmd(slot);
             if !self.buffer_room(c.bytes) {
@@ -565,6 +681,7 @@ impl Ssd {
             Event::CommandReady(slot) => self.command_ready(now_ns, slot),
             Event::DieDone(die) => self.die_done(now_ns, die),
             Event::LinkDone(slot) => self.link_done(now_ns, slot),
+            Event::DramDone(slot) => self.dram_done(now_ns, slot),
             Event::TrimDone(slot) => {
                 if self.blocking_trim == Some(slot) {
                     self.blocking_trim = None;
@@ -607,6 +724,9 @@ impl Device for Ssd {
             offset_bytes: req.offset_bytes,
             bytes: req.len_bytes,
             outstanding: 0,
+            admitted_pages: 0,
+            dram_pending: 0,
+            urgent: req.class == iosched_core::request::IoClass::Rt,
         };
         let slot = match self.free_slots.pop() {
             Some(s) => {
@@ -667,6 +787,8 @@ impl Device for Ssd {
             ("flash_page_programs".into(), StatValue::Count(f.host_pages + f.gc_pages)),
             ("mapping_reads".into(), StatValue::Count(self.stats.mapping_reads)),
             ("mapping_programs".into(), StatValue::Count(self.stats.mapping_programs)),
+            ("write_cache_hot_writes".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.hot_writes))),
+            ("write_cache_read_hits".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.read_hits))),
             ("mapping_cache_hits".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.hits))),
             ("mapping_cache_misses".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.misses))),
             ("die_utilisation".into(), StatValue::Value(busy as f64 / (elapsed as f64 * self.dies.len() as f64))),

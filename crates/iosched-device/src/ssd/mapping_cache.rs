@@ -7,7 +7,7 @@
 //! that page, which become clean (MQSim's write-back of a translation page).
 
 use lru::LruCache;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
 
 pub struct MappingCache {
@@ -16,18 +16,23 @@ pub struct MappingCache {
     /// Translation page -> its dirty entries in the cache.
     dirty_by_page: HashMap<u64, Vec<u64>>,
     entries_per_page: u64,
+    /// Translation pages held in DRAM for good once written back (MQSim: its schedulers never issue the
+    /// program of a translation page, and the page stays among its "departing" entries, served from DRAM).
+    /// `None`: a written-back page leaves DRAM.
+    held: Option<HashSet<u64>>,
     pub hits: u64,
     pub misses: u64,
 }
 
 impl MappingCache {
-    pub fn new(entries: u64, entries_per_page: u64) -> MappingCache {
+    pub fn new(entries: u64, entries_per_page: u64, hold_written_back: bool) -> MappingCache {
         // `LruCache` (the well-kept lru crate): O(1) lookups that refresh recency and O(1) eviction of the oldest.
         let capacity = NonZeroUsize::new(entries.clamp(1, usize::MAX as u64) as usize).expect("at least one entry");
         MappingCache {
             entries: LruCache::new(capacity),
             dirty_by_page: HashMap::new(),
             entries_per_page: entries_per_page.max(1),
+            held: hold_written_back.then(HashSet::new),
             hits: 0,
             misses: 0,
         }
@@ -38,9 +43,13 @@ impl MappingCache {
         lpn / self.entries_per_page
     }
 
-    /// Whether `lpn`'s entry is cached (a use: it becomes the most recent), counted as a hit or a miss.
+    /// Whether `lpn`'s entry is cached (a use: it becomes the most recent), counted as a hit or a miss. An
+    /// entry of a translation page held in DRAM is a hit, and is cached.
     pub fn lookup(&mut self, lpn: u64) -> bool {
-        let hit = self.entries.get(&lpn).is_some();
+        let mut hit = self.entries.get(&lpn).is_some();
+        if !hit && self.held.as_ref().is_some_and(|h| h.contains(&(lpn / self.entries_per_page))) {
+            hit = true;
+        }
         if hit {
             self.hits += 1;
         } else {
@@ -67,6 +76,9 @@ impl MappingCache {
             return None;
         }
         let page = evicted / self.entries_per_page;
+        if let Some(set) = self.held.as_mut() {
+            set.insert(page);
+        }
         for other in self.dirty_by_page.remove(&page).unwrap_or_default() {
             if let Some(d) = self.entries.peek_mut(&other) {
                 *d = false;
@@ -82,7 +94,7 @@ mod tests {
 
     #[test]
     fn the_least_recent_entry_leaves_and_a_dirty_one_writes_its_page_back_once() {
-        let mut c = MappingCache::new(2, 10);
+        let mut c = MappingCache::new(2, 10, false);
         assert!(!c.lookup(1));
         assert_eq!(c.insert(1, true), None);
         assert_eq!(c.insert(2, true), None); // same translation page as 1
@@ -91,5 +103,18 @@ mod tests {
         assert_eq!(c.insert(31, false), None); // evicts 1, now clean
         assert!(!c.lookup(1) && c.lookup(30) && c.lookup(31));
         assert_eq!((c.hits, c.misses), (3, 2));
+    }
+
+    #[test]
+    fn a_held_translation_page_serves_every_entry_of_it_after_its_write_back() {
+        let mut c = MappingCache::new(1, 10, true);
+        c.insert(1, true);
+        assert!(!c.lookup(5));
+        assert_eq!(c.insert(20, false), Some(0)); // page 0 written back: held from now on
+        assert!(c.lookup(5) && c.lookup(9) && !c.lookup(25));
+        let mut c = MappingCache::new(1, 10, false);
+        c.insert(1, true);
+        c.insert(20, false);
+        assert!(!c.lookup(5));
     }
 }

@@ -5,6 +5,7 @@
 //! - [`params`]: geometry and timing, the presets (`nvme`, `netflix`) with their assumptions, spec keys.
 //! - [`mqsim_file`]: MQSim's device file (`mqsim:FILE.xml`) read into these parameters.
 //! - [`mapping_cache`]: the mapping entries the controller keeps in DRAM (MQSim's CMT).
+//! - [`write_cache`]: a DRAM cache that writes cold data back at once and keeps hot data (MQSim's).
 //! - [`drive`]: the timed device the engines drive.
 
 pub mod drive;
@@ -12,6 +13,7 @@ pub mod ftl;
 pub mod mapping_cache;
 pub mod mqsim_file;
 pub mod params;
+pub mod write_cache;
 
 pub use drive::Ssd;
 pub use params::SsdParams;

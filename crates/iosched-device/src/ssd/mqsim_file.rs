@@ -1,5 +1,6 @@
 //! MQSim's device file (`ssdconfig.xml`, an `Execution_Parameter_Set`) read unchanged into an SSD model:
-//! `--device mqsim:FILE.xml[,Tag=value...]`, where any of MQSim's tags can be set after the file name.
+//! `--device mqsim:FILE.xml[,Tag=value...][,conform=mqsim|refined]`, where any of MQSim's tags can be set after
+//! the file name.
 //!
 //! How MQSim's drive maps onto iosched's (what MQSim's code does, which is the reference; see
 //! ../shared/peers/mqsim/src):
@@ -15,17 +16,28 @@
 //!   approaches, and the warning says so).
 //! - Page read and program latencies are the mean over the page types the technology has (LSB/MSB for MLC,
 //!   plus CSB for TLC): iosched does not yet tell page types apart, and says so when they differ.
-//! - The data cache, as MQSim's write cache uses it: a write completes once in DRAM, and the write-back of
-//!   what it wrote starts at once; MQSim holds at most one page per plane of write-back in flight (its
-//!   back-pressure depth), which is iosched's write buffer here (bounded by `Data_Cache_Capacity`).
+//! - The data cache, as MQSim's write cache uses it ([`super::write_cache`]): `Data_Cache_Capacity` of pages,
+//!   cold writes written back at once, hot ones kept, at most one page per plane of write-back in flight (its
+//!   back-pressure depth), on one DRAM channel timed by the `Data_Cache_DRAM_*` settings.
 //! - The mapping cache (CMT): `CMT_Capacity` / MQSim's entry size entries; a miss reads the translation page
 //!   (one sector over the channel) before the access, and evicting a changed entry programs its translation
 //!   page with every changed entry of it. `Ideal_Mapping_Table=true` keeps the whole table in DRAM.
+//! - Preconditioning: iosched writes each flow's `Initial_Occupancy_Percentage` of its range before a scenario
+//!   (the data the workload says is there). With `Enabled_Preconditioning=false` MQSim writes no data, but a
+//!   read of a page never written gets a mapping made on the spot and reads flash, which costs what reading
+//!   iosched's filled page costs; its mapping table is on flash from the start either way. That first read
+//!   changes MQSim's mapping entry (to write back later); with `conform=mqsim` iosched's does too.
+//! - Translation write-back, as MQSim does it (`conform=mqsim`, the default for these files): MQSim's
+//!   transaction schedulers (all three) queue the program of a written-back translation page but never issue
+//!   it, so only the read that merges the page reaches flash, and the page then stays among its "departing"
+//!   entries, served from DRAM for the rest of the run. `conform=refined` programs the page and lets it leave
+//!   DRAM, as a drive must.
 //! - The host link: `PCIe_Lane_Count` x `PCIe_Lane_Bandwidth` GB/s each way; NVMe queue of `IO_Queue_Depth`.
 //!   iosched charges no firmware time per command (MQSim has none besides its PCIe messages).
 
 use super::ftl::GcPolicy;
 use super::params::{Precondition, SsdParams, TrimMode};
+use super::write_cache::WriteCacheParams;
 use iosched_core::units;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -45,10 +57,17 @@ const HONOURED: &[&str] = &[
     "PCIe_Lane_Bandwidth",
     "PCIe_Lane_Count",
     "Seed",
+    "Enabled_Preconditioning",
     "HostInterface_Type",
     "IO_Queue_Depth",
     "Caching_Mechanism",
     "Data_Cache_Capacity",
+    "Data_Cache_DRAM_Row_Size",
+    "Data_Cache_DRAM_Data_Rate",
+    "Data_Cache_DRAM_Data_Busrt_Size",
+    "Data_Cache_DRAM_tRCD",
+    "Data_Cache_DRAM_tCL",
+    "Data_Cache_DRAM_tRP",
     "Address_Mapping",
     "Ideal_Mapping_Table",
     "CMT_Capacity",
@@ -80,15 +99,8 @@ const NOT_MODELLED: &[&str] = &[
     "SATA_Processing_Delay",
     "Enable_ResponseTime_Logging",
     "ResponseTime_Logging_Period_Length",
-    "Enabled_Preconditioning",
     "Queue_Fetch_Size",
     "Data_Cache_Sharing_Mode",
-    "Data_Cache_DRAM_Row_Size",
-    "Data_Cache_DRAM_Data_Rate",
-    "Data_Cache_DRAM_Data_Busrt_Size",
-    "Data_Cache_DRAM_tRCD",
-    "Data_Cache_DRAM_tCL",
-    "Data_Cache_DRAM_tRP",
     "CMT_Sharing_Mode",
     "Plane_Allocation_Scheme",
     "Transaction_Scheduling_Policy",
@@ -225,7 +237,16 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
             }
         }
     }
+    let mut hold_written_back = true;
     for &(tag, value) in overrides {
+        if tag == "conform" {
+            hold_written_back = match value {
+                "mqsim" => true,
+                "refined" => false,
+                _ => return Err(format!("conform: expected mqsim or refined, found '{value}'")),
+            };
+            continue;
+        }
         if !HONOURED.contains(&tag) && !NOT_MODELLED.contains(&tag) {
             return Err(format!("unknown MQSim setting '{tag}' (settings iosched models: {})", HONOURED.join(", ")));
         }
@@ -235,7 +256,12 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     if !unknown.is_empty() {
         warnings.push(format!("{file}: MQSim does not read {} (ignored here too)", unknown.join(", ")));
     }
-    let params = build(&settings, &mut warnings)?;
+    let mut params = build(&settings, &mut warnings)?;
+    params.mapping_writeback_held = hold_written_back;
+    // MQSim without preconditioning maps a page on its first read (a change to write back); iosched's drive
+    // holds the data already, but follows MQSim's bookkeeping unless asked for the refined model.
+    let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
+    params.read_entries_dirty = hold_written_back && !preconditioning;
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
     if !ignored.is_empty() {
         warnings.push(format!(
@@ -305,6 +331,27 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     let ideal_mapping = s.or("Ideal_Mapping_Table", false, |s| s.flag("Ideal_Mapping_Table"))?;
     let cmt_bytes = s.int("CMT_Capacity", 0, 1 << 50)?;
     let seed = s.or("Seed", 321, |s| s.int("Seed", 0, u32::MAX as u64))?;
+    let dram_rate_mt = s.number("Data_Cache_DRAM_Data_Rate", 1.0, 1e6)?;
+    let cache_params = |total_planes: u64| WriteCacheParams {
+        capacity_pages: (cache_bytes / page_bytes).max(1),
+        backpressure_sectors: total_planes * (page_bytes / SECTOR_BYTES),
+        window_ns: units::NS_PER_S,
+        dram_row_bytes: s.int("Data_Cache_DRAM_Row_Size", 1, 1 << 30).unwrap_or(8192),
+        dram_burst_bytes: s.int("Data_Cache_DRAM_Data_Busrt_Size", 1, 1 << 20).unwrap_or(1),
+        dram_burst_ns: 1e3 / dram_rate_mt,
+        dram_trcd_ns: s.int("Data_Cache_DRAM_tRCD", 0, 1 << 30).unwrap_or(13),
+        dram_tcl_ns: s.int("Data_Cache_DRAM_tCL", 0, 1 << 30).unwrap_or(13),
+        dram_trp_ns: s.int("Data_Cache_DRAM_tRP", 0, 1 << 30).unwrap_or(13),
+    };
+    for tag in [
+        "Data_Cache_DRAM_Row_Size",
+        "Data_Cache_DRAM_Data_Busrt_Size",
+        "Data_Cache_DRAM_tRCD",
+        "Data_Cache_DRAM_tCL",
+        "Data_Cache_DRAM_tRP",
+    ] {
+        s.int(tag, 0, 1 << 30)?;
+    }
 
     let total_planes = channels as u64 * chips as u64 * dies_per_chip as u64 * planes as u64;
     let physical_pages = total_planes * blocks_per_plane as u64 * pages_per_block as u64;
@@ -341,7 +388,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         op: op / (1.0 - op).max(1e-9),
         gc_free_blocks,
         gc_policy: GcPolicy::Greedy,
-        write_buffer_bytes: cache_bytes.min(total_planes * page_bytes),
+        write_buffer_bytes: 0,
         trim: TrimMode::Queued,
         trim_ns: 20 * units::NS_PER_US,
         trim_ns_per_mib: 2 * units::NS_PER_US,
@@ -352,6 +399,9 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         cmt_entries: if ideal_mapping { 0 } else { (cmt_bytes / cmt_entry_bytes).max(1) },
         translation_entries_per_page: (page_bytes / gtd_entry_bytes).max(1),
         mapping_read_bytes: SECTOR_BYTES,
+        mapping_writeback_held: true,
+        read_entries_dirty: false,
+        write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check()?;
     Ok(params)
@@ -375,8 +425,10 @@ mod tests {
         // 512 GiB physical, 7 % of it spare.
         let physical = 128u64 * 2048 * 256 * 8192;
         assert!((p.capacity_bytes as f64 / physical as f64 - 0.93).abs() < 1e-3, "{}", p.capacity_bytes);
-        assert_eq!(p.write_buffer_bytes, 128 * 8192); // one page per plane of write-back in flight
-                                                      // 2^26 pages: a cached entry is ceil((52 + 16) / 8) = 9 bytes.
+        let cache = p.write_cache.as_ref().expect("a write cache");
+        assert_eq!(cache.backpressure_sectors, 128 * 16); // one page per plane of write-back in flight
+        assert_eq!(cache.capacity_pages, 256 * 1024 * 1024 / 8192);
+        // 2^26 pages: a cached entry is ceil((52 + 16) / 8) = 9 bytes.
         assert_eq!(p.cmt_entries, 2 * 1024 * 1024 / 9);
         assert_eq!(p.translation_entries_per_page, 8192 / 6);
         assert_eq!(p.gc_free_blocks, 103 * 4);

@@ -78,6 +78,14 @@ pub struct SsdParams {
     /// Mapping entries one translation page holds.
     pub translation_entries_per_page: u64,
     pub mapping_read_bytes: u64,
+    /// How a translation page written back behaves: `false`, it is read then programmed and leaves DRAM (what
+    /// a drive does); `true`, as MQSim does: only its merge read reaches flash, and the page stays in DRAM.
+    pub mapping_writeback_held: bool,
+    /// Whether the entry a read brings into the mapping cache is dirty: MQSim without preconditioning
+    /// (`Enabled_Preconditioning=false`) maps each page on its first read, a change it must write back.
+    pub read_entries_dirty: bool,
+    /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
+    pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
 
 impl SsdParams {
@@ -206,6 +214,9 @@ fn nvme() -> SsdParams {
         cmt_entries: 0,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
+        mapping_writeback_held: false,
+        read_entries_dirty: false,
+        write_cache: None,
     }
 }
 
@@ -248,6 +259,9 @@ fn netflix() -> SsdParams {
         cmt_entries: 0,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
+        mapping_writeback_held: false,
+        read_entries_dirty: false,
+        write_cache: None,
     }
 }
 

@@ -6,7 +6,7 @@ use super::policy_with;
 use crate::cli::SimArgs;
 use crate::error::{bad, CliError};
 use iosched_core::policy::StatValue;
-use iosched_core::request::{IoClass, Op, LEVEL_DEFAULT};
+use iosched_core::request::{IoClass, Op};
 use iosched_device::spec::load_spec_filled;
 use iosched_sim::workload::TimedIo;
 use iosched_sim::{simulate, SimConfig, Workload};
@@ -51,6 +51,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                 let (mut reads, mut writes, mut total_ns, mut count, mut min_ns, mut max_ns) =
                     (0u64, 0u64, 0f64, 0u64, u64::MAX, 0u64);
                 let mut runtime_ns = 0;
+                let mut by_direction = [(0f64, 0u64); 2];
                 for j in &jobs {
                     runtime_ns = runtime_ns.max(j.runtime_ns);
                     for (d, dir) in j.directions.iter().enumerate().take(2) {
@@ -60,6 +61,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                             writes += dir.ios
                         }
                         total_ns += dir.total.mean_ns * dir.total.count as f64;
+                        by_direction[d].0 += dir.total.mean_ns * dir.total.count as f64;
+                        by_direction[d].1 += dir.total.count;
                         count += dir.total.count;
                         if dir.total.count > 0 {
                             min_ns = min_ns.min(dir.total.min_ns);
@@ -74,6 +77,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                     "reads": reads,
                     "writes": writes,
                     "device_response_time_us": if count > 0 { total_ns / count as f64 / 1000.0 } else { 0.0 },
+                    "read_response_time_us": by_direction[0].0 / by_direction[0].1.max(1) as f64 / 1000.0,
+                    "write_response_time_us": by_direction[1].0 / by_direction[1].1.max(1) as f64 / 1000.0,
                     "min_device_response_time_us": if count > 0 { min_ns as f64 / 1000.0 } else { 0.0 },
                     "max_device_response_time_us": max_ns as f64 / 1000.0,
                     "iops": if seconds > 0.0 { (reads + writes) as f64 / seconds } else { 0.0 },
@@ -147,7 +152,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
         let start = range_bytes * i as u64;
         match &flow.kind {
             FlowKind::Synthetic(s) => {
-                let text = mqsim_workload::fio_job(&flow.name, s, start, range_bytes);
+                let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
                 jobs.append(&mut parsed);
@@ -172,8 +177,8 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                             offset_bytes: offset,
                             len_bytes: len,
                             stream: 0,
-                            class: IoClass::Be,
-                            level: LEVEL_DEFAULT,
+                            class: if flow.priority.fio().0 == 1 { IoClass::Rt } else { IoClass::Be },
+                            level: flow.priority.fio().1,
                             sync: r.op == Op::Write,
                         });
                     }
