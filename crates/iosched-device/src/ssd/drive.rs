@@ -34,6 +34,8 @@ enum Event {
     CommandReady(u32),
     /// The die's current operation ends.
     DieDone(u32),
+    /// The die has read its page into its register (tR): its data now waits for the channel.
+    Sensed(u32),
     /// The host link finished moving this command's data.
     LinkDone(u32),
     /// The trim in this slot is done.
@@ -102,6 +104,8 @@ struct Die {
     gc_erase_pending: bool,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
+    /// Bytes a read in progress moves over the channel once sensed.
+    sensed_bytes: u64,
     busy_ns: u64,
 }
 
@@ -207,6 +211,7 @@ impl Ssd {
                 gc_copies: VecDeque::new(),
                 gc_erase_pending: false,
                 programming: Vec::new(),
+                sensed_bytes: 0,
                 busy_ns: 0,
             })
             .collect();
@@ -532,19 +537,29 @@ impl Ssd {
         }
         let p = &self.p;
         let ch = self.channel_of(die);
-        let (op, end_ns) = if let Some(&translation_page) = d.mapping_reads.front() {
-            // tR, then the entry's sectors over the channel.
-            let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + units::transfer_ns(p.mapping_read_bytes, p.channel_bytes_per_s);
+        // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
+        // so a channel idle while dies sense serves whoever needs it meanwhile.
+        let read = if let Some(&translation_page) = d.mapping_reads.front() {
             self.stats.mapping_reads += 1;
-            (DieOp::MappingRead { translation_page }, self.channel_free_ns[ch])
+            Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
         } else if let Some(&(slot, _, bytes)) = d.urgent_reads.front().or(d.reads.front()) {
-            // tR, then what the command wants of the page over the channel.
-            let start = (now_ns + p.read_ns).max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + units::transfer_ns(bytes as u64, p.channel_bytes_per_s);
             self.stats.flash_page_reads += 1;
-            (DieOp::Read { slot }, self.channel_free_ns[ch])
-        } else if !d.gc_copies.is_empty() {
+            Some((DieOp::Read { slot }, bytes as u64))
+        } else {
+            None
+        };
+        if let Some((op, bytes)) = read {
+            let d = &mut self.dies[die as usize];
+            d.op = op;
+            d.op_started_ns = now_ns;
+            d.op_end_ns = now_ns + p.read_ns;
+            d.sensed_bytes = bytes;
+            let at = d.op_end_ns;
+            self.schedule(at, Event::Sensed(die));
+            return;
+        }
+        let d = &self.dies[die as usize];
+        let (op, end_ns) = if !d.gc_copies.is_empty() {
             let k = d.gc_copies.len().min(p.program_pages as usize);
             self.dies[die as usize].gc_copies.drain(..k);
             (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
@@ -575,9 +590,11 @@ impl Ssd {
             for pp in &taken {
                 self.ftl.write(pp.lpn);
             }
+            // What the writes put in the pages goes over the channel (a whole page when it is unknown).
+            let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
             self.dies[die as usize].programming = taken;
             let start = now_ns.max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + self.page_transfer_ns(k as u64);
+            self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
             (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
         } else {
             return;
@@ -587,6 +604,17 @@ impl Ssd {
         d.op_started_ns = now_ns;
         d.op_end_ns = end_ns;
         self.schedule(end_ns, Event::DieDone(die));
+    }
+
+    /// A read has sensed its page: move its data when the channel is free.
+    fn sensed(&mut self, now_ns: u64, die: u32) {
+        let ch = self.channel_of(die);
+        let bytes = self.dies[die as usize].sensed_bytes;
+        let start = now_ns.max(self.channel_free_ns[ch]);
+        self.channel_free_ns[ch] = start + units::transfer_ns(bytes, self.p.channel_bytes_per_s);
+        let end = self.channel_free_ns[ch];
+        self.dies[die as usize].op_end_ns = end;
+        self.schedule(end, Event::DieDone(die));
     }
 
     fn die_done(&mut self, now_ns: u64, die: u32) {
@@ -680,6 +708,7 @@ impl Ssd {
         match event {
             Event::CommandReady(slot) => self.command_ready(now_ns, slot),
             Event::DieDone(die) => self.die_done(now_ns, die),
+            Event::Sensed(die) => self.sensed(now_ns, die),
             Event::LinkDone(slot) => self.link_done(now_ns, slot),
             Event::DramDone(slot) => self.dram_done(now_ns, slot),
             Event::TrimDone(slot) => {
