@@ -139,6 +139,10 @@ pub struct SimArgs {
     /// With --mqsim-workload: run only this scenario (numbered from 1)
     #[arg(long, value_name = "N", requires = "mqsim_workload")]
     pub scenario: Option<usize>,
+    /// With --mqsim-workload: write every request as CSV (scenario, flow, op, offset, bytes, arrival_ns,
+    /// response_ns) to compare with MQSim request by request
+    #[arg(long, value_name = "FILE", requires = "mqsim_workload")]
+    pub per_request: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -65,6 +65,9 @@ struct Command {
 #[derive(Clone, Copy, Debug)]
 struct PendingProgram {
     lpn: u64,
+    /// With planes: the plane (within the die's unit) and the page of its block it will be written to.
+    plane: u16,
+    page_in_block: u32,
     /// The write's bytes in this page (what the write buffer holds for it).
     bytes: u32,
     /// The write waiting for this page when there is no write buffer.
@@ -120,6 +123,7 @@ struct SsdStats {
     flash_page_reads: u64,
     mapping_reads: u64,
     mapping_programs: u64,
+    multi_page_programs: u64,
 }
 
 /// What waits for a translation page to arrive from flash.
@@ -156,6 +160,10 @@ pub struct Ssd {
     last_event_ns: u64,
     mapping: Option<MappingCache>,
     cache: Option<WriteCache>,
+    /// With planes: each plane's next page in its open block, by die then plane.
+    plane_frontiers: Vec<u32>,
+    /// Pages read at least once, when a first read maps the page (`read_entries_dirty`, MQSim's way).
+    read_mapped: std::collections::HashSet<u64>,
     /// Writes waiting for the write cache's back-pressure, in arrival order.
     cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
@@ -222,6 +230,8 @@ impl Ssd {
                 .then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held)),
             mapping_waiters: HashMap::new(),
             cache: p.write_cache.clone().map(WriteCache::new),
+            read_mapped: std::collections::HashSet::new(),
+            plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: VecDeque::new(),
             ftl,
             dies,
@@ -352,7 +362,12 @@ impl Ssd {
     fn mapping_arrived(&mut self, now_ns: u64, waiter: MappingWaiter) {
         match waiter {
             MappingWaiter::Read { slot, lpn, bytes } => {
-                self.cache_entry(now_ns, lpn, self.p.read_entries_dirty);
+                // MQSim maps a page on its first read: a changed entry, and a page taken at its plane's frontier.
+                let first_read = self.p.read_entries_dirty && self.read_mapped.insert(lpn);
+                if first_read {
+                    self.advance_plane_frontier(lpn);
+                }
+                self.cache_entry(now_ns, lpn, first_read);
                 self.page_read_ready(now_ns, slot, lpn, bytes);
             }
             MappingWaiter::Program(pp) => self.queue_program(now_ns, pp),
@@ -429,7 +444,7 @@ impl Ssd {
             }
             for (lpn, bytes) in taken.write_backs {
                 self.unprogrammed_pages += 1;
-                let pp = PendingProgram { lpn, bytes, slot: None };
+                let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None };
                 if self.mapped_entry_cached(lpn) {
                     self.queue_program(now_ns, pp);
                 } else {
@@ -467,9 +482,25 @@ impl Ssd {
         }
     }
 
-    /// A buffered page ready for its die: queue its program.
-    fn queue_program(&mut self, now_ns: u64, pp: PendingProgram) {
+    /// With planes: the plane `lpn` lives on, and the page of its block the next write there takes (which
+    /// then moves on).
+    fn advance_plane_frontier(&mut self, lpn: u64) -> (u16, u32) {
+        if self.p.plane_groups == 0 {
+            return (0, 0);
+        }
+        let die = self.ftl.die_of_lpn(lpn) as u64;
+        let planes = (self.p.plane_groups * self.p.program_pages) as u64;
+        let plane = ((lpn / self.p.dies() as u64) % planes) as u16;
+        let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
+        let page = *frontier;
+        *frontier = (*frontier + 1) % self.p.pages_per_block;
+        (plane, page)
+    }
+
+    /// A buffered page ready for its die: queue its program (with planes, at its plane's write frontier).
+    fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
         let die = self.ftl.die_of_lpn(pp.lpn);
+        (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn);
         self.cache_entry(now_ns, pp.lpn, true);
         self.dies[die as usize].programs.push_back(pp);
         self.kick(now_ns, die);
@@ -517,7 +548,8 @@ impl Ssd {
                     let start = c.offset_bytes.max(lpn * page);
                     let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
                     let bytes = end.saturating_sub(start) as u32;
-                    let pp = PendingProgram { lpn, bytes, slot: if buffered { None } else { Some(slot) } };
+                    let slot = if buffered { None } else { Some(slot) };
+                    let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot };
                     if self.mapped_entry_cached(lpn) {
                         self.queue_program(now_ns, pp);
                     } else {
@@ -583,13 +615,36 @@ impl Ssd {
                 }
             }
             let d = &mut self.dies[die as usize];
-            let k = d.programs.len().min(p.program_pages as usize);
             let mut taken = std::mem::take(&mut d.programming);
             taken.clear();
-            taken.extend(d.programs.drain(..k));
+            if p.plane_groups > 0 {
+                // The head's page, and pages of the same die's other planes at the same page of their blocks.
+                let head = d.programs.pop_front().expect("a program");
+                let group = head.plane as u32 / p.program_pages;
+                let mut planes_taken = 1u64 << head.plane;
+                taken.push(head);
+                let mut i = 0;
+                while i < d.programs.len() && taken.len() < p.program_pages as usize {
+                    let c = d.programs[i];
+                    if c.plane as u32 / p.program_pages == group
+                        && planes_taken & (1 << c.plane) == 0
+                        && c.page_in_block == head.page_in_block
+                    {
+                        planes_taken |= 1 << c.plane;
+                        taken.push(c);
+                        d.programs.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            } else {
+                let k = d.programs.len().min(p.program_pages as usize);
+                taken.extend(d.programs.drain(..k));
+            }
             for pp in &taken {
                 self.ftl.write(pp.lpn);
             }
+            self.stats.multi_page_programs += (taken.len() > 1) as u64;
             // What the writes put in the pages goes over the channel (a whole page when it is unknown).
             let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
             self.dies[die as usize].programming = taken;
@@ -816,6 +871,7 @@ impl Device for Ssd {
             ("flash_page_programs".into(), StatValue::Count(f.host_pages + f.gc_pages)),
             ("mapping_reads".into(), StatValue::Count(self.stats.mapping_reads)),
             ("mapping_programs".into(), StatValue::Count(self.stats.mapping_programs)),
+            ("multi_page_programs".into(), StatValue::Count(self.stats.multi_page_programs)),
             ("write_cache_hot_writes".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.hot_writes))),
             ("write_cache_read_hits".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.read_hits))),
             ("mapping_cache_hits".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.hits))),

@@ -40,6 +40,11 @@ pub struct SsdParams {
     pub page_bytes: u64,
     /// Pages one program operation writes (multi-plane / multi-page programming).
     pub program_pages: u32,
+    /// Planes whose write frontiers the drive tracks, per die (0: none; any `program_pages` buffered pages
+    /// program together). With planes, a die's unit holds `plane_groups` groups (MQSim's dies in a chip) of
+    /// `program_pages` planes, pages stripe over them after the dies, and one operation programs pages of one
+    /// group's different planes only when they fall on the same page of their blocks (MQSim's multi-plane rule).
+    pub plane_groups: u32,
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
@@ -191,6 +196,7 @@ fn nvme() -> SsdParams {
         pages_per_block: 512,
         page_bytes: 4096,
         program_pages: 4,
+        plane_groups: 0,
         read_ns: 75 * US,
         program_ns: 750 * US,
         erase_ns: 3800 * US,
@@ -236,6 +242,7 @@ fn netflix() -> SsdParams {
         pages_per_block: 256,
         page_bytes: 4096,
         program_pages: 4,
+        plane_groups: 0,
         read_ns: 50 * US,
         program_ns: 240 * US,
         erase_ns: 3000 * US,

@@ -28,6 +28,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
         eprintln!("iosched: warning: {w}");
     }
     let mut warned = false;
+    let mut per_request = String::from("scenario,flow,op,offset_bytes,len_bytes,arrival_ns,response_ns\n");
     for number in chosen {
         let scenario = &file.scenarios[number - 1];
         let started = Instant::now();
@@ -39,8 +40,21 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             warned = true;
         }
         let policy = policy_with(&args.policy, &args.set)?;
-        let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log: false })
+        let record_log = args.per_request.is_some();
+        let out = simulate(&workload, policy, device, Vec::new(), &SimConfig { seed: args.seed, record_log })
             .map_err(super::sim_error)?;
+        for e in &out.log {
+            let r = &e.req;
+            let flow = workload.sources.get(e.source as usize).map_or("", |s| s.name());
+            per_request += &format!(
+                "{number},{flow},{},{},{},{},{}\n",
+                if r.op == Op::Read { "R" } else { "W" },
+                r.offset_bytes,
+                r.len_bytes,
+                r.queued_ns,
+                r.completed_ns.saturating_sub(r.queued_ns)
+            );
+        }
         let wall = started.elapsed().as_secs_f64();
         let r = &out.result;
         let flows: Vec<serde_json::Value> = scenario
@@ -96,6 +110,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "mapping_reads": stat("mapping_reads"),
             "programs": stat("flash_page_programs") + stat("mapping_programs"),
             "mapping_programs": stat("mapping_programs"),
+            "multi_page_programs": stat("multi_page_programs"),
             "erases": stat("gc_erases"),
             "write_amplification": stat("write_amplification"),
             "mapping_cache_hits": stat("mapping_cache_hits"),
@@ -133,6 +148,10 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                 flash["reads"], flash["mapping_reads"], flash["programs"], flash["mapping_programs"], flash["erases"]
             );
         }
+    }
+    if let Some(path) = &args.per_request {
+        std::fs::write(path, per_request)
+            .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
     Ok(())
 }
