@@ -201,9 +201,7 @@ impl Ssd {
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
         if !p.occupied_pages.is_empty() {
-            for &(first, pages) in &p.occupied_pages {
-                ftl.fill_range(first, pages);
-            }
+            ftl.fill_ranges(&p.occupied_pages);
             ftl.reset_counters();
         }
         let dies = (0..p.dies())

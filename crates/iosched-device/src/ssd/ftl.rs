@@ -10,9 +10,16 @@
 //! pages and erases it. Trim invalidates mappings without writing.
 //!
 //! Mappings are stored as `value + 1` with 0 for "none", so the tables come from zeroed memory the operating
-//! system hands out lazily: a large drive costs memory only where it is touched.
+//! system hands out lazily: a large drive costs memory only where it is touched. A fill of a fresh drive
+//! ([`Ftl::fill_ranges`]) is kept as arithmetic ([`fill`]); then 0 means "as the fill left it" and an explicit
+//! `u32::MAX` means none.
 
 use iosched_core::rng::SimRng;
+
+mod fill;
+
+/// A table entry that says "nothing here" where 0 would mean "as the fill left it".
+const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GcPolicy {
@@ -114,6 +121,7 @@ pub struct Ftl {
     opened_at: Vec<u64>,
     dies: Vec<Die>,
     counters: FtlCounters,
+    fill: Option<Box<fill::Fill>>,
 }
 
 /// What cleaning one victim did, for the drive to charge: valid pages copied (from, to), then one erase.
@@ -145,6 +153,7 @@ impl Ftl {
             opened_at: vec![0; blocks],
             dies,
             counters: FtlCounters::default(),
+            fill: None,
         })
     }
 
@@ -171,8 +180,27 @@ impl Ftl {
     /// Where a logical page lives, if it was written and not trimmed since.
     pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
         match self.l2p[lpn as usize] {
-            0 => None,
+            0 => self.fill.as_ref().and_then(|f| f.ppn_of(lpn)),
+            NONE => None,
             p => Some(p as u64 - 1),
+        }
+    }
+
+    /// The logical page whose valid copy is at `ppn`, if any.
+    fn owner(&self, ppn: Ppn) -> Option<u64> {
+        match self.p2l[ppn as usize] {
+            0 => self.fill.as_ref().and_then(|f| f.lpn_of(ppn)),
+            NONE => None,
+            l => Some(l as u64 - 1),
+        }
+    }
+
+    /// The "none" entry: 0, or with a fill (where 0 means "as filled") the explicit marker.
+    fn none(&self) -> u32 {
+        if self.fill.is_some() {
+            NONE
+        } else {
+            0
         }
     }
 
@@ -191,7 +219,7 @@ impl Ftl {
 
     fn invalidate(&mut self, ppn: Ppn) {
         let block = (ppn / self.g.pages_per_block as u64) as usize;
-        self.p2l[ppn as usize] = 0;
+        self.p2l[ppn as usize] = self.none();
         self.valid[block] -= 1;
     }
 
@@ -249,7 +277,7 @@ impl Ftl {
     pub fn trim(&mut self, lpn: u64) {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old);
-            self.l2p[lpn as usize] = 0;
+            self.l2p[lpn as usize] = self.none();
             self.counters.trimmed_pages += 1;
         }
     }
@@ -297,16 +325,19 @@ impl Ftl {
         let gb = self.global_block(die, victim);
         let first = gb as u64 * ppb;
         for ppn in first..first + ppb {
-            let lpn1 = self.p2l[ppn as usize];
-            if lpn1 != 0 {
+            if let Some(lpn) = self.owner(ppn) {
                 self.invalidate(ppn);
-                let to = self.append(die, lpn1 as u64 - 1, true);
+                let to = self.append(die, lpn, true);
                 work.copies.push((ppn, to));
                 self.counters.gc_pages += 1;
             }
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
+        if self.fill.is_some() {
+            // The erased pages are no longer what the fill wrote.
+            self.p2l[first as usize..(first + ppb) as usize].fill(NONE);
+        }
         self.dies[die as usize].free.insert(0, victim);
         self.counters.erases += 1;
         work.erased = first;
@@ -326,6 +357,44 @@ impl Ftl {
             let die = self.die_of_lpn(lpn);
             self.collect_until_ok(die, &mut work);
         }
+    }
+
+    /// Write logical page ranges `(first, pages)` once each, in order. On a fresh drive where the fill leaves
+    /// every die above its cleaning threshold, this is arithmetic per block ([`fill::Fill`]) rather than a write
+    /// per page; otherwise the pages are written one by one.
+    pub fn fill_ranges(&mut self, ranges: &[(u64, u64)]) {
+        let logical = self.g.logical_pages;
+        let ranges: Vec<(u64, u64)> =
+            ranges.iter().map(|&(first, pages)| (first.min(logical), (first + pages).min(logical))).collect();
+        let ppb = self.g.pages_per_block as u64;
+        let pages_per_die = self.g.blocks_per_die as u64 * ppb;
+        let fresh = self.fill.is_none()
+            && self.dies.iter().all(|d| d.host_open.is_none() && d.free.len() == self.g.blocks_per_die as usize);
+        let fill = fill::Fill::new(self.g.dies, pages_per_die, &ranges);
+        let fits = (0..self.g.dies)
+            .all(|d| fill.pages_on_die(d).div_ceil(ppb) + self.g.gc_free_blocks as u64 <= self.g.blocks_per_die as u64);
+        if !(fresh && fits) {
+            for (start, end) in ranges {
+                self.fill_range(start, end - start);
+            }
+            return;
+        }
+        for die in 0..self.g.dies {
+            let pages = fill.pages_on_die(die);
+            let used = pages.div_ceil(ppb) as u32;
+            for b in 0..used {
+                let gb = self.global_block(die, b);
+                let written = (pages - b as u64 * ppb).min(ppb) as u32;
+                self.written[gb] = written;
+                self.valid[gb] = written;
+                self.opened_at[gb] = b as u64 + 1;
+            }
+            let d = &mut self.dies[die as usize];
+            d.free = (used..self.g.blocks_per_die).rev().collect();
+            d.blocks_opened = used as u64;
+            d.host_open = (pages % ppb != 0).then_some(used - 1);
+        }
+        self.fill = Some(Box::new(fill));
     }
 
     /// Write logical pages `first..first + pages` once, in order (a fill of part of the drive).
@@ -414,6 +483,47 @@ mod tests {
     }
 
     #[test]
+    fn a_fill_kept_as_arithmetic_behaves_as_the_page_by_page_fill() {
+        let g = geometry(0.07, GcPolicy::Greedy);
+        let n = g.logical_pages;
+        let ranges = [(0, n / 3), (n / 2, n / 3 + 7)];
+        let mut quick = Ftl::new(g).unwrap();
+        quick.fill_ranges(&ranges);
+        assert!(quick.fill.is_some(), "a fresh drive takes the arithmetic fill");
+        let mut slow = Ftl::new(g).unwrap();
+        for &(first, pages) in &ranges {
+            slow.fill_range(first, pages);
+        }
+        for lpn in 0..n {
+            assert_eq!(quick.lookup(lpn), slow.lookup(lpn), "lpn {lpn}");
+        }
+        // Overwrites, trims and cleaning then go the same way.
+        let mut work = GcWork::default();
+        for f in [&mut quick, &mut slow] {
+            f.reset_counters();
+            let mut rng = SimRng::new(3, 1);
+            for i in 0..3 * n {
+                let lpn = rng.below(n);
+                if i % 17 == 0 {
+                    f.trim(lpn);
+                } else {
+                    f.write(lpn);
+                    let die = f.die_of_lpn(lpn);
+                    f.collect_until_ok(die, &mut work);
+                }
+            }
+        }
+        assert!(quick.counters().erases > 0);
+        assert_eq!(quick.counters(), slow.counters());
+        for lpn in 0..n {
+            assert_eq!(quick.lookup(lpn), slow.lookup(lpn), "lpn {lpn}");
+            if let Some(ppn) = quick.lookup(lpn) {
+                assert_eq!(quick.owner(ppn), Some(lpn));
+            }
+        }
+    }
+
+    #[test]
     fn gc_keeps_every_logical_page_readable() {
         let mut f = Ftl::new(geometry(0.07, GcPolicy::Greedy)).unwrap();
         f.fill_sequential();
@@ -422,7 +532,7 @@ mod tests {
         // Every logical page maps to a page that maps back to it.
         for lpn in 0..f.geometry().logical_pages {
             let ppn = f.lookup(lpn).expect("written pages stay mapped");
-            assert_eq!(f.p2l[ppn as usize] as u64, lpn + 1);
+            assert_eq!(f.owner(ppn), Some(lpn));
         }
         let valid: u64 = f.valid.iter().map(|v| *v as u64).sum();
         assert_eq!(valid, f.geometry().logical_pages);
