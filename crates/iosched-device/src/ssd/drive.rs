@@ -26,7 +26,7 @@ use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_core::units;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
@@ -163,11 +163,11 @@ pub struct Ssd {
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
     /// Pages read at least once, when a first read maps the page (`read_entries_dirty`, MQSim's way).
-    read_mapped: std::collections::HashSet<u64>,
+    read_mapped: rustc_hash::FxHashSet<u64>,
     /// Writes waiting for the write cache's back-pressure, in arrival order.
     cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
-    mapping_waiters: HashMap<u64, Vec<MappingWaiter>>,
+    mapping_waiters: rustc_hash::FxHashMap<u64, Vec<MappingWaiter>>,
 }
 
 /// Steady-state FTLs already built, by geometry and seed: preconditioning rewrites the whole drive three times,
@@ -226,9 +226,9 @@ impl Ssd {
             buffer_capacity_bytes: p.write_buffer_bytes,
             mapping: (p.cmt_entries > 0)
                 .then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held)),
-            mapping_waiters: HashMap::new(),
+            mapping_waiters: rustc_hash::FxHashMap::default(),
             cache: p.write_cache.clone().map(WriteCache::new),
-            read_mapped: std::collections::HashSet::new(),
+            read_mapped: rustc_hash::FxHashSet::default(),
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: VecDeque::new(),
             ftl,

@@ -14,7 +14,7 @@
 //! cache as safe).
 
 use lru::LruCache;
-use std::collections::HashSet;
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::num::NonZeroUsize;
 
 /// MQSim's sector, the unit of its back-pressure.
@@ -73,8 +73,8 @@ pub struct Admitted {
 
 pub struct WriteCache {
     pub p: WriteCacheParams,
-    slots: LruCache<u64, Slot>,
-    recent: HashSet<u64>,
+    slots: LruCache<u64, Slot, FxBuildHasher>,
+    recent: FxHashSet<u64>,
     next_reset_ns: u64,
     in_flight_sectors: u64,
     pub dram_free_ns: u64,
@@ -86,8 +86,8 @@ impl WriteCache {
     pub fn new(p: WriteCacheParams) -> WriteCache {
         let capacity = NonZeroUsize::new(p.capacity_pages.clamp(1, usize::MAX as u64) as usize).expect("a slot");
         WriteCache {
-            slots: LruCache::new(capacity),
-            recent: HashSet::new(),
+            slots: LruCache::with_hasher(capacity, FxBuildHasher),
+            recent: FxHashSet::default(),
             next_reset_ns: 0,
             in_flight_sectors: 0,
             dram_free_ns: 0,
