@@ -71,7 +71,8 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
 }
 
 /// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
-/// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage).
+/// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
+/// one per flow of the workload, each flow's range an equal part of the logical space.
 /// Only SSDs keep what was written; other kinds are built as they are, with a warning.
 pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
@@ -96,6 +97,10 @@ pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn De
         }
     };
     let pages = params.capacity_bytes / params.page_bytes;
+    if params.mapping_writeback_held {
+        // MQSim (conform=mqsim) gives each of a workload's flows a mapping table of the whole size.
+        params.mapping_cache_parts = filled.len().max(1) as u32;
+    }
     params.occupied_pages = filled
         .iter()
         .filter(|&&(_, len)| len > 0.0)

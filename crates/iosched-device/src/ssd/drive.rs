@@ -158,7 +158,8 @@ pub struct Ssd {
     gc_work: GcWork,
     stats: SsdStats,
     last_event_ns: u64,
-    mapping: Option<MappingCache>,
+    /// Mapping caches: none, one, or one per equal part of the logical space (MQSim's per-flow tables).
+    mapping: Vec<MappingCache>,
     cache: Option<WriteCache>,
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
@@ -224,8 +225,9 @@ impl Ssd {
         Ok(Ssd {
             channel_free_ns: vec![0; p.channels as usize],
             buffer_capacity_bytes: p.write_buffer_bytes,
-            mapping: (p.cmt_entries > 0)
-                .then(|| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held)),
+            mapping: (0..if p.cmt_entries > 0 { p.mapping_cache_parts.max(1) } else { 0 })
+                .map(|_| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held))
+                .collect(),
             mapping_waiters: rustc_hash::FxHashMap::default(),
             cache: p.write_cache.clone().map(WriteCache::new),
             read_mapped: rustc_hash::FxHashSet::default(),
@@ -339,14 +341,25 @@ impl Ssd {
             || (self.buffer_used_bytes == 0 && bytes > self.buffer_capacity_bytes)
     }
 
+    /// The mapping cache that holds `lpn`'s entry, if there is one.
+    fn mapping_for(&mut self, lpn: u64) -> Option<&mut MappingCache> {
+        let parts = self.mapping.len() as u128;
+        if parts == 0 {
+            return None;
+        }
+        let logical = self.ftl.geometry().logical_pages.max(1) as u128;
+        let part = (lpn as u128 * parts / logical).min(parts - 1) as usize;
+        self.mapping.get_mut(part)
+    }
+
     /// Whether `lpn`'s mapping entry is at hand (always, without a mapping cache).
     fn mapped_entry_cached(&mut self, lpn: u64) -> bool {
-        self.mapping.as_mut().is_none_or(|m| m.lookup(lpn))
+        self.mapping_for(lpn).is_none_or(|m| m.lookup(lpn))
     }
 
     /// Park `waiter` until `lpn`'s translation page is read, reading it unless a read of it is under way.
     fn wait_for_mapping(&mut self, now_ns: u64, lpn: u64, waiter: MappingWaiter) {
-        let page = self.mapping.as_ref().expect("a mapping cache").translation_page(lpn);
+        let page = self.mapping_for(lpn).expect("a mapping cache").translation_page(lpn);
         let waiters = self.mapping_waiters.entry(page).or_default();
         waiters.push(waiter);
         if waiters.len() == 1 {
@@ -379,7 +392,7 @@ impl Ssd {
 
     /// Cache an entry; an eviction that needs a translation page written back queues that program.
     fn cache_entry(&mut self, now_ns: u64, lpn: u64, dirty: bool) {
-        let Some(m) = self.mapping.as_mut() else { return };
+        let Some(m) = self.mapping_for(lpn) else { return };
         if let Some(page) = m.insert(lpn, dirty) {
             // Write the translation page back: read what of it is not cached, then program it (unless, as in
             // MQSim, the program never happens and the page stays in DRAM).
@@ -872,8 +885,8 @@ impl Device for Ssd {
             ("multi_page_programs".into(), StatValue::Count(self.stats.multi_page_programs)),
             ("write_cache_hot_writes".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.hot_writes))),
             ("write_cache_read_hits".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.read_hits))),
-            ("mapping_cache_hits".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.hits))),
-            ("mapping_cache_misses".into(), StatValue::Count(self.mapping.as_ref().map_or(0, |m| m.misses))),
+            ("mapping_cache_hits".into(), StatValue::Count(self.mapping.iter().map(|m| m.hits).sum())),
+            ("mapping_cache_misses".into(), StatValue::Count(self.mapping.iter().map(|m| m.misses).sum())),
             ("die_utilisation".into(), StatValue::Value(busy as f64 / (elapsed as f64 * self.dies.len() as f64))),
         ]
     }

@@ -399,6 +399,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         seed,
         occupied_pages: Vec::new(),
         physical_blocks_per_die: Some(blocks_per_die),
+        mapping_cache_parts: 1,
         cmt_entries: if ideal_mapping { 0 } else { (cmt_bytes / cmt_entry_bytes).max(1) },
         translation_entries_per_page: (page_bytes / gtd_entry_bytes).max(1),
         mapping_read_bytes: SECTOR_BYTES,

@@ -80,6 +80,10 @@ pub struct SsdParams {
     /// misses reads the entry's translation page from flash first (`mapping_read_bytes` over the channel), and
     /// evicting a changed entry programs its translation page.
     pub cmt_entries: u64,
+    /// Mapping caches of `cmt_entries` each, one per equal part of the logical space (1: one for the drive).
+    /// MQSim gives each flow its own whole-size table (its SHARED mode declares the shared table inside the
+    /// loop over flows), which `conform=mqsim` follows for the flows of a workload.
+    pub mapping_cache_parts: u32,
     /// Mapping entries one translation page holds.
     pub translation_entries_per_page: u64,
     pub mapping_read_bytes: u64,
@@ -218,6 +222,7 @@ fn nvme() -> SsdParams {
         occupied_pages: Vec::new(),
         physical_blocks_per_die: None,
         cmt_entries: 0,
+        mapping_cache_parts: 1,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
@@ -264,6 +269,7 @@ fn netflix() -> SsdParams {
         occupied_pages: Vec::new(),
         physical_blocks_per_die: None,
         cmt_entries: 0,
+        mapping_cache_parts: 1,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
