@@ -113,6 +113,10 @@ pub struct Ftl {
     g: FtlGeometry,
     /// lpn -> ppn + 1.
     l2p: Vec<u32>,
+    /// While a fill holds most of the mapping and few pages have moved since, their entries live here rather
+    /// than in `l2p`: random writes over a large drive then touch a small map, not hundreds of MiB of table
+    /// (each first touch a page fault). Moved into `l2p` once they are more than a 32nd of it.
+    l2p_changes: Option<rustc_hash::FxHashMap<u64, u32>>,
     /// ppn -> lpn + 1 while the page is valid.
     p2l: Vec<u32>,
     /// Per global block: valid pages, pages written, when it was opened.
@@ -147,6 +151,7 @@ impl Ftl {
         Ok(Ftl {
             g,
             l2p: vec![0; g.logical_pages as usize],
+            l2p_changes: None,
             p2l: vec![0; g.physical_pages() as usize],
             valid: vec![0; blocks],
             written: vec![0; blocks],
@@ -179,19 +184,43 @@ impl Ftl {
 
     /// Where a logical page lives, if it was written and not trimmed since.
     pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
-        match self.l2p[lpn as usize] {
+        match self.l2p_entry(lpn) {
             0 => self.fill.as_ref().and_then(|f| f.ppn_of(lpn)),
             NONE => None,
             p => Some(p as u64 - 1),
         }
     }
 
-    /// The logical page whose valid copy is at `ppn`, if any.
+    /// The logical page whose valid copy is at `ppn`, if any. A page the fill wrote is the fill's until it is
+    /// invalidated or erased ([`fill::Fill::taken_back`]); the table is not touched for it, so a large fill
+    /// costs no memory for pages nobody rewrites.
     fn owner(&self, ppn: Ppn) -> Option<u64> {
+        if let Some(lpn) = self.fill.as_ref().filter(|f| !f.taken_back(ppn)).and_then(|f| f.lpn_of(ppn)) {
+            return Some(lpn);
+        }
         match self.p2l[ppn as usize] {
-            0 => self.fill.as_ref().and_then(|f| f.lpn_of(ppn)),
-            NONE => None,
+            0 => None,
             l => Some(l as u64 - 1),
+        }
+    }
+
+    fn l2p_entry(&self, lpn: u64) -> u32 {
+        match &self.l2p_changes {
+            Some(changes) => changes.get(&lpn).copied().unwrap_or(0),
+            None => self.l2p[lpn as usize],
+        }
+    }
+
+    fn set_l2p_entry(&mut self, lpn: u64, entry: u32) {
+        let Some(changes) = self.l2p_changes.as_mut() else {
+            self.l2p[lpn as usize] = entry;
+            return;
+        };
+        changes.insert(lpn, entry);
+        if changes.len() as u64 > self.g.logical_pages / 32 {
+            for (lpn, entry) in self.l2p_changes.take().expect("changes") {
+                self.l2p[lpn as usize] = entry;
+            }
         }
     }
 
@@ -219,7 +248,10 @@ impl Ftl {
 
     fn invalidate(&mut self, ppn: Ppn) {
         let block = (ppn / self.g.pages_per_block as u64) as usize;
-        self.p2l[ppn as usize] = self.none();
+        match self.fill.as_mut() {
+            Some(f) if f.lpn_of(ppn).is_some() && !f.taken_back(ppn) => f.take_back(ppn),
+            _ => self.p2l[ppn as usize] = 0,
+        }
         self.valid[block] -= 1;
     }
 
@@ -258,7 +290,7 @@ impl Ftl {
         }
         let ppn = gb as u64 * ppb as u64 + page as u64;
         self.p2l[ppn as usize] = (lpn + 1) as u32;
-        self.l2p[lpn as usize] = (ppn + 1) as u32;
+        self.set_l2p_entry(lpn, (ppn + 1) as u32);
         ppn
     }
 
@@ -277,7 +309,8 @@ impl Ftl {
     pub fn trim(&mut self, lpn: u64) {
         if let Some(old) = self.lookup(lpn) {
             self.invalidate(old);
-            self.l2p[lpn as usize] = self.none();
+            let none = self.none();
+            self.set_l2p_entry(lpn, none);
             self.counters.trimmed_pages += 1;
         }
     }
@@ -334,9 +367,11 @@ impl Ftl {
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
-        if self.fill.is_some() {
+        if let Some(f) = self.fill.as_mut() {
             // The erased pages are no longer what the fill wrote.
-            self.p2l[first as usize..(first + ppb) as usize].fill(NONE);
+            for ppn in first..first + ppb {
+                f.take_back(ppn);
+            }
         }
         self.dies[die as usize].free.insert(0, victim);
         self.counters.erases += 1;
@@ -395,6 +430,7 @@ impl Ftl {
             d.host_open = (pages % ppb != 0).then_some(used - 1);
         }
         self.fill = Some(Box::new(fill));
+        self.l2p_changes = Some(rustc_hash::FxHashMap::default());
     }
 
     /// Write logical pages `first..first + pages` once, in order (a fill of part of the drive).

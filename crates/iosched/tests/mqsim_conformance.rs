@@ -1,0 +1,120 @@
+//! The SSD model against MQSim on MQSim's own inputs, through the user's path: `iosched sim --mqsim-workload
+//! workload.xml --device mqsim:ssdconfig.xml`, scenario by scenario and flow by flow, beside MQSim itself
+//! built from ../shared/peers (its build.sh) into this test's scratch folder. The comparison is
+//! scripts/mqsim-conformance.py (the same script a user runs); this test holds its figures to issue 27's bounds:
+//! per flow, mean device response time within 15 % of MQSim's; flash reads, programs and erases within 10 %
+//! (counts under 100 are too few to hold to a share). Also on two variants of the device file: another
+//! over-provisioning, and a smaller data cache and mapping cache. The test skips, saying so, only where the
+//! peers are absent; .ci/run insists that they are there.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+fn iosched() -> &'static str {
+    env!("CARGO_BIN_EXE_iosched")
+}
+
+/// MQSim built from the peers folder, or None (said on stderr) where the peers are absent; built once per
+/// test process.
+fn mqsim() -> Option<PathBuf> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let peers = iosched_test_data::peer("mqsim")?;
+            let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
+            let script = peers.parent().expect("peers/mqsim has a parent").join("build.sh");
+            let out = Command::new("bash").arg(&script).arg(&dest).output().expect("bash runs");
+            assert!(
+                out.status.success(),
+                "{} failed: {}{}",
+                script.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            Some(dest.join("mqsim/MQSim"))
+        })
+        .clone()
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn mqsims_shipped_files_run_unchanged_every_scenario() {
+    let Some(peers) = iosched_test_data::peer("mqsim") else { return };
+    let out = Command::new(iosched())
+        .args(["sim", "--mqsim-workload"])
+        .arg(peers.join("workload.xml"))
+        .arg("--device")
+        .arg(format!("mqsim:{}", peers.join("ssdconfig.xml").display()))
+        .arg("--json")
+        .output()
+        .expect("iosched runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 3, "one line per scenario");
+    let names: Vec<Vec<&str>> = lines
+        .iter()
+        .map(|l| l["flows"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect())
+        .collect();
+    assert_eq!(names[0], ["Host.IO_Flow.Synth.No_0", "Host.IO_Flow.Synth.No_1"]);
+    assert_eq!(names[2], ["Host.IO_Flow.Trace.traces/tpcc-small.trace"]);
+    for l in &lines {
+        for f in l["flows"].as_array().unwrap() {
+            assert!(f["requests"].as_u64().unwrap() > 0, "{f}");
+        }
+    }
+    // The trace's requests all complete: tpcc-small has 6999.
+    assert_eq!(lines[2]["flows"][0]["requests"], 6999);
+    // The warning names the settings iosched does not model, and none is an error.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not modelled") && stderr.contains("Queue_Fetch_Size"), "{stderr}");
+}
+
+#[test]
+fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() {
+    let Some(mqsim) = mqsim() else { return };
+    let script = repo().join("scripts/mqsim-conformance.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg("--mqsim")
+        .arg(&mqsim)
+        .arg("--iosched")
+        .arg(iosched())
+        .args(["--set", "Overprovisioning_Ratio=0.07", "--set", "Overprovisioning_Ratio=0.25"])
+        .args(["--set", "Data_Cache_Capacity=33554432,CMT_Capacity=1048576", "--json"])
+        .output()
+        .expect("python3 runs the script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Value> = serde_json::from_str(stdout.lines().last().unwrap_or("[]"))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}{}", String::from_utf8_lossy(&out.stderr)));
+    let mut failures = Vec::new();
+    let mut flows = 0;
+    for r in &rows {
+        let at = format!("{} scenario {}", r["variant"], r["scenario"]);
+        if let Some(flow) = r["flow"].as_str() {
+            flows += 1;
+            let off = r["response_off"].as_f64().unwrap();
+            eprintln!("{at} {flow}: response {} vs MQSim ({:+.1} %)", r["response_us"], 100.0 * off);
+            if off.abs() > 0.15 {
+                failures.push(format!("{at} {flow}: mean response {:+.1} % off MQSim's", 100.0 * off));
+            }
+        } else {
+            for kind in ["reads", "programs", "erases"] {
+                let pair = &r["flash"][kind];
+                let (ours, theirs) = (pair[0].as_f64().unwrap(), pair[1].as_f64().unwrap());
+                let off = r["flash_off"][kind].as_f64().unwrap();
+                eprintln!("{at}: flash {kind} {ours} vs {theirs} ({:+.1} %)", 100.0 * off);
+                if ours.max(theirs) >= 100.0 && off.abs() > 0.10 {
+                    failures.push(format!("{at}: flash {kind} {ours} vs MQSim's {theirs}"));
+                }
+            }
+        }
+    }
+    assert_eq!(flows, 3 * 5, "every flow of the three scenarios, for each of the three device files");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
