@@ -163,8 +163,9 @@ pub struct Ssd {
     cache: Option<WriteCache>,
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
-    /// Pages read at least once, when a first read maps the page (`read_entries_dirty`, MQSim's way).
-    read_mapped: rustc_hash::FxHashSet<u64>,
+    /// Pages read at least once, one bit each, when a first read maps the page (`read_entries_dirty`,
+    /// MQSim's way).
+    read_mapped: Vec<u64>,
     /// Writes waiting for the write cache's back-pressure, in arrival order.
     cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
@@ -230,7 +231,11 @@ impl Ssd {
                 .collect(),
             mapping_waiters: rustc_hash::FxHashMap::default(),
             cache: p.write_cache.clone().map(WriteCache::new),
-            read_mapped: rustc_hash::FxHashSet::default(),
+            read_mapped: if p.read_entries_dirty {
+                vec![0; (p.capacity_bytes / p.page_bytes).div_ceil(64) as usize]
+            } else {
+                Vec::new()
+            },
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: VecDeque::new(),
             ftl,
@@ -374,7 +379,14 @@ impl Ssd {
         match waiter {
             MappingWaiter::Read { slot, lpn, bytes } => {
                 // MQSim maps a page on its first read: a changed entry, and a page taken at its plane's frontier.
-                let first_read = self.p.read_entries_dirty && self.read_mapped.insert(lpn);
+                let first_read = self.p.read_entries_dirty && {
+                    let (word, bit) = ((lpn / 64) as usize, 1u64 << (lpn % 64));
+                    let first = self.read_mapped.get(word).is_some_and(|w| w & bit == 0);
+                    if first {
+                        self.read_mapped[word] |= bit;
+                    }
+                    first
+                };
                 if first_read {
                     self.advance_plane_frontier(lpn);
                 }
@@ -837,6 +849,9 @@ impl Device for Ssd {
         if req.op == Op::Trim && self.p.trim == TrimMode::NonQueued {
             self.blocking_trim = Some(slot);
             self.maybe_start_blocking_trim(now_ns);
+        } else if self.p.command_ns == 0 && matches!(req.op, Op::Read | Op::Write) {
+            // No firmware time: start at once (a read or write always completes through a later event).
+            self.command_ready(now_ns, slot);
         } else {
             self.schedule(now_ns + self.p.command_ns, Event::CommandReady(slot));
         }

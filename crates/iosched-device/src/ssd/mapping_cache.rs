@@ -48,10 +48,9 @@ impl MappingCache {
     /// Whether `lpn`'s entry is cached (a use: it becomes the most recent), counted as a hit or a miss. An
     /// entry of a translation page held in DRAM is a hit, and is cached.
     pub fn lookup(&mut self, lpn: u64) -> bool {
-        let mut hit = self.entries.get(&lpn).is_some();
-        if !hit && self.held.as_ref().is_some_and(|h| h.contains(&(lpn / self.entries_per_page))) {
-            hit = true;
-        }
+        // A held page first: a small set, where the entries are a large one.
+        let hit = self.held.as_ref().is_some_and(|h| h.contains(&(lpn / self.entries_per_page)))
+            || self.entries.get(&lpn).is_some();
         if hit {
             self.hits += 1;
         } else {
