@@ -104,7 +104,7 @@ pub struct SimArgs {
     pub replay: String,
     /// Device model: simple[,latency_us=N,bandwidth_mb_per_s=N,flush_us=N,queue_depth=N,capacity_gib=N],
     /// hdd:sata7200 (or hdd:FILE.toml), disksim:FILE.parv, ssd:nvme or ssd:netflix (keys such as capacity_gib, op,
-    /// precondition=fresh|steady, trim=queued|nonqueued)
+    /// precondition=fresh|steady, trim=queued|nonqueued), mqsim:FILE.xml (MQSim's device file)
     #[arg(long, default_value = iosched_device::spec::DEFAULT_SPEC)]
     pub device: String,
     /// Scheduling policy (see 'iosched policies')

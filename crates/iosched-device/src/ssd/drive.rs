@@ -169,7 +169,8 @@ pub struct Ssd {
     /// Writes waiting for the write cache's back-pressure, in arrival order.
     cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
-    mapping_waiters: rustc_hash::FxHashMap<u64, Vec<MappingWaiter>>,
+    /// (smallvec: nearly always one waiter, so no allocation for it.)
+    mapping_waiters: rustc_hash::FxHashMap<u64, smallvec::SmallVec<[MappingWaiter; 2]>>,
 }
 
 /// Steady-state FTLs already built, by geometry and seed: preconditioning rewrites the whole drive three times,

@@ -9,14 +9,15 @@
 use lru::LruCache;
 // FxHash (rustc-hash): the keys are page numbers the simulator makes, not input an attacker picks, and SipHash's
 // cost showed as a tenth of a write-heavy MQSim run.
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashSet};
 use std::num::NonZeroUsize;
 
 pub struct MappingCache {
-    /// Logical page -> dirty.
-    entries: LruCache<u64, bool, FxBuildHasher>,
-    /// Translation page -> its dirty entries in the cache.
-    dirty_by_page: FxHashMap<u64, Vec<u64>>,
+    /// Logical page -> 0 when clean, else 1 + the generation of its translation page when it was changed.
+    entries: LruCache<u64, u32, FxBuildHasher>,
+    /// Per translation page, how many times it was written back: an entry changed in an earlier generation
+    /// was written back with its page and is clean (so a write-back cleans every entry of the page at once).
+    generation: Vec<u32>,
     entries_per_page: u64,
     /// Translation pages held in DRAM for good once written back (MQSim: its schedulers never issue the
     /// program of a translation page, and the page stays among its "departing" entries, served from DRAM).
@@ -32,7 +33,7 @@ impl MappingCache {
         let capacity = NonZeroUsize::new(entries.clamp(1, usize::MAX as u64) as usize).expect("at least one entry");
         MappingCache {
             entries: LruCache::with_hasher(capacity, FxBuildHasher),
-            dirty_by_page: FxHashMap::default(),
+            generation: Vec::new(),
             entries_per_page: entries_per_page.max(1),
             held: hold_written_back.then(FxHashSet::default),
             hits: 0,
@@ -59,32 +60,36 @@ impl MappingCache {
         hit
     }
 
+    fn generation_of(&mut self, page: u64) -> &mut u32 {
+        if page as usize >= self.generation.len() {
+            self.generation.resize(page as usize + 1, 0);
+        }
+        &mut self.generation[page as usize]
+    }
+
+    fn is_dirty(&mut self, lpn: u64, mark: u32) -> bool {
+        mark != 0 && mark - 1 == *self.generation_of(lpn / self.entries_per_page)
+    }
+
     /// Cache `lpn`'s entry (dirty when a write changed it). Returns the translation page to write back when
     /// this evicted a dirty entry.
     pub fn insert(&mut self, lpn: u64, dirty: bool) -> Option<u64> {
-        if let Some(d) = self.entries.get_mut(&lpn) {
-            if dirty && !*d {
-                *d = true;
-                self.dirty_by_page.entry(lpn / self.entries_per_page).or_default().push(lpn);
-            }
+        let page = lpn / self.entries_per_page;
+        let dirty_mark = if dirty { *self.generation_of(page) + 1 } else { 0 };
+        if let Some(&mark) = self.entries.peek(&lpn) {
+            let keep = if dirty && !self.is_dirty(lpn, mark) { dirty_mark } else { mark };
+            *self.entries.get_mut(&lpn).expect("present") = keep;
             return None;
         }
-        if dirty {
-            self.dirty_by_page.entry(lpn / self.entries_per_page).or_default().push(lpn);
-        }
-        let (evicted, was_dirty) = self.entries.push(lpn, dirty)?;
-        if !was_dirty {
+        let (evicted, mark) = self.entries.push(lpn, dirty_mark)?;
+        if !self.is_dirty(evicted, mark) {
             return None;
         }
         let page = evicted / self.entries_per_page;
         if let Some(set) = self.held.as_mut() {
             set.insert(page);
         }
-        for other in self.dirty_by_page.remove(&page).unwrap_or_default() {
-            if let Some(d) = self.entries.peek_mut(&other) {
-                *d = false;
-            }
-        }
+        *self.generation_of(page) = self.generation_of(page).wrapping_add(1);
         Some(page)
     }
 }
