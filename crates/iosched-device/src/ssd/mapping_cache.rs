@@ -6,15 +6,14 @@
 //! a write is dirty, and evicting a dirty entry writes its translation page back once with every dirty entry of
 //! that page, which become clean (MQSim's write-back of a translation page).
 
-use lru::LruCache;
+use super::slab_lru::SlabLru;
 // FxHash (rustc-hash): the keys are page numbers the simulator makes, not input an attacker picks, and SipHash's
 // cost showed as a tenth of a write-heavy MQSim run.
-use rustc_hash::{FxBuildHasher, FxHashSet};
-use std::num::NonZeroUsize;
+use rustc_hash::FxHashSet;
 
 pub struct MappingCache {
     /// Logical page -> 0 when clean, else 1 + the generation of its translation page when it was changed.
-    entries: LruCache<u64, u32, FxBuildHasher>,
+    entries: SlabLru<u32>,
     /// Per translation page, how many times it was written back: an entry changed in an earlier generation
     /// was written back with its page and is clean (so a write-back cleans every entry of the page at once).
     generation: Vec<u32>,
@@ -29,10 +28,8 @@ pub struct MappingCache {
 
 impl MappingCache {
     pub fn new(entries: u64, entries_per_page: u64, hold_written_back: bool) -> MappingCache {
-        // `LruCache` (the well-kept lru crate): O(1) lookups that refresh recency and O(1) eviction of the oldest.
-        let capacity = NonZeroUsize::new(entries.clamp(1, usize::MAX as u64) as usize).expect("at least one entry");
         MappingCache {
-            entries: LruCache::with_hasher(capacity, FxBuildHasher),
+            entries: SlabLru::new(entries.clamp(1, u32::MAX as u64 - 1) as usize),
             generation: Vec::new(),
             entries_per_page: entries_per_page.max(1),
             held: hold_written_back.then(FxHashSet::default),
@@ -51,7 +48,7 @@ impl MappingCache {
     pub fn lookup(&mut self, lpn: u64) -> bool {
         // A held page first: a small set, where the entries are a large one.
         let hit = self.held.as_ref().is_some_and(|h| h.contains(&(lpn / self.entries_per_page)))
-            || self.entries.get(&lpn).is_some();
+            || self.entries.get_mut(lpn).is_some();
         if hit {
             self.hits += 1;
         } else {
@@ -76,12 +73,12 @@ impl MappingCache {
     pub fn insert(&mut self, lpn: u64, dirty: bool) -> Option<u64> {
         let page = lpn / self.entries_per_page;
         let dirty_mark = if dirty { *self.generation_of(page) + 1 } else { 0 };
-        if let Some(&mark) = self.entries.peek(&lpn) {
+        if let Some(&mut mark) = self.entries.peek_mut(lpn) {
             let keep = if dirty && !self.is_dirty(lpn, mark) { dirty_mark } else { mark };
-            *self.entries.get_mut(&lpn).expect("present") = keep;
+            *self.entries.get_mut(lpn).expect("present") = keep;
             return None;
         }
-        let (evicted, mark) = self.entries.push(lpn, dirty_mark)?;
+        let (evicted, mark) = self.entries.push_new(lpn, dirty_mark)?;
         if !self.is_dirty(evicted, mark) {
             return None;
         }

@@ -6,6 +6,7 @@
 //! - [`mqsim_file`]: MQSim's device file (`mqsim:FILE.xml`) read into these parameters.
 //! - [`mapping_cache`]: the mapping entries the controller keeps in DRAM (MQSim's CMT).
 //! - [`write_cache`]: a DRAM cache that writes cold data back at once and keeps hot data (MQSim's).
+//! - [`slab_lru`]: the least-recently-used map both caches keep their entries in.
 //! - [`drive`]: the timed device the engines drive.
 
 pub mod drive;
@@ -13,6 +14,7 @@ pub mod ftl;
 pub mod mapping_cache;
 pub mod mqsim_file;
 pub mod params;
+pub mod slab_lru;
 pub mod write_cache;
 
 pub use drive::Ssd;

@@ -13,9 +13,8 @@
 //! Flushes wait for write-backs in flight; hot dirty pages stay in DRAM (MQSim models no flush, and treats the
 //! cache as safe).
 
-use lru::LruCache;
-use rustc_hash::{FxBuildHasher, FxHashSet};
-use std::num::NonZeroUsize;
+use super::slab_lru::SlabLru;
+use rustc_hash::FxHashSet;
 
 /// MQSim's sector, the unit of its back-pressure.
 const SECTOR_BYTES: u64 = 512;
@@ -73,7 +72,7 @@ pub struct Admitted {
 
 pub struct WriteCache {
     pub p: WriteCacheParams,
-    slots: LruCache<u64, Slot, FxBuildHasher>,
+    slots: SlabLru<Slot>,
     recent: FxHashSet<u64>,
     next_reset_ns: u64,
     in_flight_sectors: u64,
@@ -84,9 +83,8 @@ pub struct WriteCache {
 
 impl WriteCache {
     pub fn new(p: WriteCacheParams) -> WriteCache {
-        let capacity = NonZeroUsize::new(p.capacity_pages.clamp(1, usize::MAX as u64) as usize).expect("a slot");
         WriteCache {
-            slots: LruCache::with_hasher(capacity, FxBuildHasher),
+            slots: SlabLru::new(p.capacity_pages.clamp(1, u32::MAX as u64 - 1) as usize),
             recent: FxHashSet::default(),
             next_reset_ns: 0,
             in_flight_sectors: 0,
@@ -105,7 +103,7 @@ impl WriteCache {
     /// Take one page of a write (`bytes` of it) into the cache.
     pub fn admit(&mut self, now_ns: u64, lpn: u64, bytes: u32, page_bytes: u64) -> Admitted {
         let mut out = Admitted::default();
-        if !self.slots.contains(&lpn) && self.slots.len() == self.slots.cap().get() {
+        if !self.slots.contains(lpn) && self.slots.len() == self.slots.capacity() {
             if let Some((old, slot)) = self.slots.pop_lru() {
                 if slot.dirty {
                     out.write_backs.push((old, page_bytes as u32));
@@ -114,7 +112,10 @@ impl WriteCache {
                 }
             }
         }
-        let slot = self.slots.get_or_insert_mut(lpn, Slot::default);
+        if self.slots.get_mut(lpn).is_none() {
+            self.slots.push_new(lpn, Slot::default());
+        }
+        let slot = self.slots.peek_mut(lpn).expect("just inserted");
         if self.recent.insert(lpn) {
             // Cold: written back at once.
             slot.writebacks_in_flight += 1;
@@ -135,17 +136,17 @@ impl WriteCache {
     /// A write-back of `lpn` (`bytes`) is on flash: its room is free, and a slot with nothing newer leaves.
     pub fn written_back(&mut self, lpn: u64, bytes: u32) {
         self.in_flight_sectors = self.in_flight_sectors.saturating_sub((bytes as u64).div_ceil(SECTOR_BYTES));
-        if let Some(slot) = self.slots.peek_mut(&lpn) {
+        if let Some(slot) = self.slots.peek_mut(lpn) {
             slot.writebacks_in_flight = slot.writebacks_in_flight.saturating_sub(1);
             if slot.writebacks_in_flight == 0 && !slot.dirty {
-                self.slots.pop(&lpn);
+                self.slots.remove(lpn);
             }
         }
     }
 
     /// Whether a read of `lpn` is served from DRAM.
     pub fn holds(&mut self, lpn: u64) -> bool {
-        let hit = self.slots.get(&lpn).is_some();
+        let hit = self.slots.get_mut(lpn).is_some();
         self.read_hits += hit as u64;
         hit
     }
