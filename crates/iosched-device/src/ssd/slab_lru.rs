@@ -42,6 +42,10 @@ impl<V: Copy> SlabLru<V> {
         self.index.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
     pub fn capacity(&self) -> usize {
         self.capacity
     }
