@@ -10,6 +10,25 @@ const JOB_FILES: &[&str] = &[
     "[z]\nrw=randread\nrandom_distribution=zipf:1.1\nnumjobs=3\noffset_increment=10%\nsize=5%\nramp_time=1ms\ngroup_reporting\ncmdprio_percentage=20\n",
 ];
 
+const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\
+    </PCIe_Lane_Bandwidth><PCIe_Lane_Count>4</PCIe_Lane_Count></Host_Parameter_Set><Device_Parameter_Set>\
+    <Memory_Type>FLASH</Memory_Type><IO_Queue_Depth>64</IO_Queue_Depth><Data_Cache_Capacity>1048576\
+    </Data_Cache_Capacity><Data_Cache_DRAM_Row_Size>8192</Data_Cache_DRAM_Row_Size><Data_Cache_DRAM_Data_Rate>100\
+    </Data_Cache_DRAM_Data_Rate><Data_Cache_DRAM_Data_Busrt_Size>1</Data_Cache_DRAM_Data_Busrt_Size>\
+    <Data_Cache_DRAM_tRCD>13</Data_Cache_DRAM_tRCD><Data_Cache_DRAM_tCL>13</Data_Cache_DRAM_tCL>\
+    <Data_Cache_DRAM_tRP>13</Data_Cache_DRAM_tRP><CMT_Capacity>65536</CMT_Capacity>\
+    <Overprovisioning_Ratio>0.2</Overprovisioning_Ratio><GC_Exec_Threshold>0.1</GC_Exec_Threshold>\
+    <Flash_Channel_Count>2</Flash_Channel_Count><Flash_Channel_Width>1</Flash_Channel_Width>\
+    <Channel_Transfer_Rate>333</Channel_Transfer_Rate><Chip_No_Per_Channel>2</Chip_No_Per_Channel>\
+    <Flash_Parameter_Set><Flash_Technology>TLC</Flash_Technology><Page_Read_Latency_LSB>50000\
+    </Page_Read_Latency_LSB><Page_Read_Latency_CSB>75000</Page_Read_Latency_CSB><Page_Read_Latency_MSB>100000\
+    </Page_Read_Latency_MSB><Page_Program_Latency_LSB>500000</Page_Program_Latency_LSB>\
+    <Page_Program_Latency_CSB>750000</Page_Program_Latency_CSB><Page_Program_Latency_MSB>1000000\
+    </Page_Program_Latency_MSB><Block_Erase_Latency>3000000</Block_Erase_Latency><Die_No_Per_Chip>2</Die_No_Per_Chip>\
+    <Plane_No_Per_Die>2</Plane_No_Per_Die><Block_No_Per_Plane>64</Block_No_Per_Plane><Page_No_Per_Block>64\
+    </Page_No_Per_Block><Page_Capacity>4096</Page_Capacity></Flash_Parameter_Set></Device_Parameter_Set>\
+    </Execution_Parameter_Set>";
+
 fn text_samples(target: &str) -> Vec<&'static str> {
     match target {
         "fio" => JOB_FILES.to_vec(),
@@ -24,6 +43,12 @@ fn text_samples(target: &str) -> Vec<&'static str> {
         "mqsim" => vec!["11413000 0 657728 16 1\n11565000 1 31244784 64 0\n"],
         "iolog2" => vec!["fio version 2 iolog\n/dev/sda add\n/dev/sda open\n/dev/sda read 4096 4096\n/dev/sda wait 500 0\n/dev/sda sync 0 0\n"],
         "iolog3" => vec!["fio version 3 iolog\n0 f add\n10 f open\n20 f write 0 4096\n1020 f trim 0 4096\n"],
+        // MQSim's shipped files, and a device small enough that the target builds and runs it.
+        "mqsim-device" => vec![
+            include_str!("../../iosched-device/tests/data/mqsim-ssdconfig.xml"),
+            SMALL_MQSIM_DEVICE,
+        ],
+        "mqsim-workload" => vec![include_str!("../../iosched-workload/tests/data/mqsim-workload.xml")],
         "statdefs" => vec!["Trace access time\nDistribution size: 20\nScale/Equals: 2/1\nStart 0  step 3  grow 0\n\n\
                             Physical access time\nDistribution size: 40\nScale/Equals: 1000/0\nStart 0  step 1  grow 1\n"],
         _ => Vec::new(),

@@ -76,6 +76,46 @@ fn statdefs_target(input: &[u8]) {
     }
 }
 
+/// MQSim's device file: read; a drive small enough to build quickly is built and serves random reads and writes.
+fn mqsim_device_target(input: &[u8]) {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    match iosched_device::ssd::mqsim_file::parse(text, FILE, &[]) {
+        Ok(d) => {
+            let p = d.params;
+            if p.capacity_bytes / p.page_bytes <= 1 << 20 {
+                let device = Box::new(iosched_device::ssd::Ssd::new(p).expect("a drive the reader accepted builds"));
+                let jobs = fio::parse_str("[r]\nrw=randrw\nbs=4k\niodepth=8\nioengine=libaio\n", "job").expect("a job");
+                let policy = registry::create("noop").expect("noop exists");
+                let mut w = Workload::from_jobs(&jobs);
+                w.override_runtime(1_000_000);
+                let _ = simulate(&w, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false });
+            }
+        }
+        Err(e) => check_error(&e),
+    }
+}
+
+/// MQSim's workload file: read; each synthetic flow's fio job must be one iosched reads, and runs briefly.
+fn mqsim_workload_target(input: &[u8]) {
+    use iosched_workload::mqsim_workload::{self, FlowKind};
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    match mqsim_workload::parse(text, FILE, std::path::Path::new(".")) {
+        Ok(w) => {
+            for scenario in w.scenarios.iter().take(4) {
+                for flow in scenario.flows.iter().take(8) {
+                    if let FlowKind::Synthetic(s) = &flow.kind {
+                        let text = mqsim_workload::fio_job("flow", s, flow.priority, 0, 1 << 30);
+                        let jobs = fio::parse_str(&text, "flow.fio")
+                            .unwrap_or_else(|e| panic!("a flow's fio job is refused: {e}\n{text}"));
+                        simulate_briefly(&mut Workload::from_jobs(&jobs));
+                    }
+                }
+            }
+        }
+        Err(e) => check_error(&e),
+    }
+}
+
 fn detect_target(input: &[u8]) {
     if let Some(format) = trace::detect(input) {
         trace_target(format, input);
@@ -88,6 +128,8 @@ macro_rules! trace_targets {
             Target { name: "fio", run: fio_target },
             Target { name: "detect", run: detect_target },
             Target { name: "statdefs", run: statdefs_target },
+            Target { name: "mqsim-device", run: mqsim_device_target },
+            Target { name: "mqsim-workload", run: mqsim_workload_target },
             $(Target { name: $name, run: |input| trace_target($format, input) },)*
         ]
     };

@@ -349,6 +349,25 @@ mod tests {
     }
 
     #[test]
+    fn non_finite_negative_and_huge_numbers_are_refused_with_the_line() {
+        for (tag, value) in [
+            ("Initial_Occupancy_Percentage", "nan"),
+            ("Working_Set_Percentage", "inf"),
+            ("Read_Percentage", "-1"),
+            ("Average_Request_Size", "0"),
+            ("Average_No_of_Reqs_in_Queue", "99999999999999999999"),
+            ("Stop_Time", "1e3"),
+        ] {
+            let open = format!("<{tag}>");
+            let start = SHIPPED.find(&open).unwrap() + open.len();
+            let end = start + SHIPPED[start..].find('<').unwrap();
+            let bad = format!("{}{value}{}", &SHIPPED[..start], &SHIPPED[end..]);
+            let e = parse(&bad, "w.xml", Path::new(".")).unwrap_err();
+            assert!(e.starts_with("w.xml:") && e.contains(tag) && e.contains(value), "{tag}={value}: {e}");
+        }
+    }
+
+    #[test]
     fn a_synthetic_flow_is_a_fio_job() {
         let w = parse(SHIPPED, "workload.xml", Path::new(".")).unwrap();
         let FlowKind::Synthetic(s) = &w.scenarios[1].flows[0].kind else { panic!("synthetic") };

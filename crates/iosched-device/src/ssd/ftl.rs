@@ -116,7 +116,8 @@ pub struct Ftl {
     /// While a fill holds most of the mapping and few pages have moved since, their entries live here rather
     /// than in `l2p`: random writes over a large drive then touch a small map, not hundreds of MiB of table
     /// (each first touch a page fault). Moved into `l2p` once they are more than a 32nd of it.
-    l2p_changes: Option<rustc_hash::FxHashMap<u64, u32>>,
+    /// (Keys are u32: logical pages number fewer than physical, which `check` keeps under 2^32.)
+    l2p_changes: Option<rustc_hash::FxHashMap<u32, u32>>,
     /// ppn -> lpn + 1 while the page is valid.
     p2l: Vec<u32>,
     /// Per global block: valid pages, pages written, when it was opened.
@@ -206,7 +207,7 @@ impl Ftl {
 
     fn l2p_entry(&self, lpn: u64) -> u32 {
         match &self.l2p_changes {
-            Some(changes) => changes.get(&lpn).copied().unwrap_or(0),
+            Some(changes) => changes.get(&(lpn as u32)).copied().unwrap_or(0),
             None => self.l2p[lpn as usize],
         }
     }
@@ -216,9 +217,10 @@ impl Ftl {
             self.l2p[lpn as usize] = entry;
             return;
         };
-        changes.insert(lpn, entry);
+        changes.insert(lpn as u32, entry);
         if changes.len() as u64 > self.g.logical_pages / 32 {
             for (lpn, entry) in self.l2p_changes.take().expect("changes") {
+                let lpn = lpn as u64;
                 self.l2p[lpn as usize] = entry;
             }
         }

@@ -355,8 +355,15 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         s.int(tag, 0, 1 << 30)?;
     }
 
-    let total_planes = channels as u64 * chips as u64 * dies_per_chip as u64 * planes as u64;
-    let physical_pages = total_planes * blocks_per_plane as u64 * pages_per_block as u64;
+    let total_planes = channels as u64 * chips as u64 * dies_per_chip as u64 * planes as u64; // < 2^32
+                                                                                              // The FTL numbers physical pages in 32 bits.
+    let physical_pages = total_planes.saturating_mul(blocks_per_plane as u64).saturating_mul(pages_per_block as u64);
+    if physical_pages >= u32::MAX as u64 {
+        return Err(format!(
+            "{}: {channels} channels x {chips} chips x {dies_per_chip} dies x {planes} planes x {blocks_per_plane} blocks              x {pages_per_block} pages is {physical_pages} pages; iosched's FTL holds fewer than 2^32",
+            s.file
+        ));
+    }
     let sectors_per_page = page_bytes / SECTOR_BYTES;
     // MQSim's address mapping unit: a cached entry holds the LPA and PPA and a sector bitmap; a translation
     // page holds entries of a PPA and a bitmap.
@@ -366,9 +373,9 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     let logical_pages_per_plane =
         (blocks_per_plane as f64 * pages_per_block as f64 * sectors_per_page as f64 * (1.0 - op)) as u64
             / sectors_per_page;
-    let blocks_per_die = dies_per_chip * planes * blocks_per_plane;
+    let blocks_per_die = dies_per_chip * planes * blocks_per_plane; // under 2^32: the pages are
     let gc_free_blocks = ((gc_threshold * blocks_per_plane as f64).ceil() as u32).max(1) * dies_per_chip * planes;
-    if gc_free_blocks + 2 >= blocks_per_die {
+    if gc_free_blocks as u64 + 2 >= blocks_per_die as u64 {
         return Err(s.bad("GC_Exec_Threshold", "a threshold that leaves blocks to write into"));
     }
     let params = SsdParams {
@@ -407,7 +414,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         read_entries_dirty: false,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
-    params.ftl_geometry().check()?;
+    params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;
     Ok(params)
 }
 
@@ -452,6 +459,30 @@ mod tests {
         assert!(e.contains("Flash_Technology") && e.contains("SLC, MLC, TLC"), "{e}");
         let e = parse(SHIPPED, "x.xml", &[("Page_Capacit", "4096")]).unwrap_err();
         assert!(e.contains("unknown MQSim setting 'Page_Capacit'"), "{e}");
+    }
+
+    #[test]
+    fn non_finite_negative_and_huge_numbers_are_refused_with_the_line() {
+        for (tag, value) in [
+            ("Overprovisioning_Ratio", "nan"),
+            ("Overprovisioning_Ratio", "-0.1"),
+            ("Page_Read_Latency_LSB", "inf"),
+            ("Block_Erase_Latency", "-5"),
+            ("PCIe_Lane_Bandwidth", "1e300"),
+            ("Block_No_Per_Plane", "18446744073709551616"),
+            ("Channel_Transfer_Rate", "0"),
+        ] {
+            let open = format!("<{tag}>");
+            let start = SHIPPED.find(&open).unwrap() + open.len();
+            let end = start + SHIPPED[start..].find('<').unwrap();
+            let bad = format!("{}{value}{}", &SHIPPED[..start], &SHIPPED[end..]);
+            let e = parse(&bad, "x.xml", &[]).unwrap_err();
+            assert!(e.starts_with("x.xml:") && e.contains(tag) && e.contains(value), "{tag}={value}: {e}");
+        }
+        // A geometry past what the FTL numbers is refused, not overflowed.
+        let huge = SHIPPED.replace("<Block_No_Per_Plane>2048<", "<Block_No_Per_Plane>1048576<");
+        let e = parse(&huge, "x.xml", &[]).unwrap_err();
+        assert!(e.contains("fewer than 2^32"), "{e}");
     }
 
     #[test]

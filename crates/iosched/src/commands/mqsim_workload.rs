@@ -180,7 +180,11 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 let t = trace::read(path, Some(Format::Mqsim)).map_err(bad)?;
                 let kept = (t.records.len() as u64 * *percent as u64 / 100) as usize;
                 let records = &t.records[..kept];
-                let span_ns = records.last().map_or(0, |r| r.at_ns * ns_per_unit);
+                let too_long =
+                    || bad(format!("{}: its times x {relay_count} relays do not fit in u64 ns", path.display()));
+                let span_ns =
+                    records.last().map_or(Some(0), |r| r.at_ns.checked_mul(*ns_per_unit)).ok_or_else(too_long)?;
+                span_ns.checked_mul(*relay_count as u64).ok_or_else(too_long)?;
                 let range_sectors = range_bytes / 512;
                 let mut requests = Vec::new();
                 for relay in 0..*relay_count as u64 {
@@ -191,6 +195,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                         let len = r.len_bytes.min(range_bytes);
                         let offset = (start + lba * 512).min(start + range_bytes - len);
                         requests.push(TimedIo {
+                            // Checked above: the last (latest) record's time times the relays fits.
                             at_ns: relay * span_ns + r.at_ns * ns_per_unit,
                             op: r.op,
                             offset_bytes: offset,
