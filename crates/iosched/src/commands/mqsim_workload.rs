@@ -143,10 +143,17 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                     f["iops"].as_f64().unwrap_or(0.0)
                 );
             }
-            println!(
-                "  flash: {} reads ({} for mapping), {} programs ({} for mapping), {} erases",
-                flash["reads"], flash["mapping_reads"], flash["programs"], flash["mapping_programs"], flash["erases"]
-            );
+            let n = |k: &str| flash[k].as_f64().unwrap_or(0.0) as u64;
+            if r.device_stats.iter().any(|(k, _)| k == "flash_page_reads") {
+                println!(
+                    "  flash: {} reads ({} for mapping), {} programs ({} for mapping), {} erases",
+                    n("reads"),
+                    n("mapping_reads"),
+                    n("programs"),
+                    n("mapping_programs"),
+                    n("erases")
+                );
+            }
         }
     }
     if let Some(path) = &args.per_request {
