@@ -3,8 +3,9 @@
 //! built from ../shared/peers (its build.sh) into this test's scratch folder. The comparison is
 //! scripts/mqsim-conformance.py (the same script a user runs); this test holds its figures to issue 27's bounds:
 //! per flow, mean device response time within 15 % of MQSim's; flash reads, programs and erases within 10 %
-//! (counts under 100 are too few to hold to a share). Also on two variants of the device file: another
-//! over-provisioning, and a smaller data cache and mapping cache. The test skips, saying so, only where the
+//! (counts under 100 are too few to hold to a share). Also on two variants of the device file (another
+//! over-provisioning, and a smaller data cache and mapping cache), and on MQSim's other shipped trace
+//! (wsrch-small) in place of tpcc-small. The test skips, saying so, only where the
 //! peers are absent; .ci/run insists that they are there.
 
 use serde_json::Value;
@@ -75,26 +76,28 @@ fn mqsims_shipped_files_run_unchanged_every_scenario() {
     assert!(stderr.contains("not modelled") && stderr.contains("Queue_Fetch_Size"), "{stderr}");
 }
 
-#[test]
-fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() {
-    let Some(mqsim) = mqsim() else { return };
-    let script = repo().join("scripts/mqsim-conformance.py");
+/// scripts/mqsim-conformance.py's rows for `args`.
+fn conformance_rows(mqsim: &Path, args: &[&str]) -> Vec<Value> {
     let out = Command::new("python3")
-        .arg(&script)
+        .arg(repo().join("scripts/mqsim-conformance.py"))
         .arg("--mqsim")
-        .arg(&mqsim)
+        .arg(mqsim)
         .arg("--iosched")
         .arg(iosched())
-        .args(["--set", "Overprovisioning_Ratio=0.07", "--set", "Overprovisioning_Ratio=0.25"])
-        .args(["--set", "Data_Cache_Capacity=33554432,CMT_Capacity=1048576", "--json"])
+        .args(args)
+        .arg("--json")
         .output()
         .expect("python3 runs the script");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let rows: Vec<Value> = serde_json::from_str(stdout.lines().last().unwrap_or("[]"))
-        .unwrap_or_else(|e| panic!("{e}: {stdout}{}", String::from_utf8_lossy(&out.stderr)));
+    serde_json::from_str(stdout.lines().last().unwrap_or("[]"))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Rows outside issue 27's bounds, each said; the number of flows compared.
+fn outside_bounds(rows: &[Value]) -> (Vec<String>, usize) {
     let mut failures = Vec::new();
     let mut flows = 0;
-    for r in &rows {
+    for r in rows {
         let at = format!("{} scenario {}", r["variant"], r["scenario"]);
         if let Some(flow) = r["flow"].as_str() {
             flows += 1;
@@ -115,6 +118,54 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
             }
         }
     }
+    (failures, flows)
+}
+
+#[test]
+fn the_ssd_model_agrees_with_mqsim_on_the_wsrch_trace() {
+    let Some(mqsim) = mqsim() else { return };
+    let peers = iosched_test_data::peer("mqsim").expect("built from it");
+    // MQSim's workload with its trace scenario on the other trace it ships.
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-wsrch");
+    std::fs::create_dir_all(&folder).unwrap();
+    let shipped = std::fs::read_to_string(peers.join("workload.xml")).unwrap();
+    let workload = folder.join("workload.xml");
+    std::fs::write(&workload, shipped.replace("traces/tpcc-small.trace", "traces/wsrch-small.trace")).unwrap();
+    let traces = folder.join("traces");
+    if !traces.exists() {
+        std::os::unix::fs::symlink(peers.join("traces"), &traces).unwrap();
+    }
+    let rows = conformance_rows(
+        &mqsim,
+        &[
+            "--workload",
+            workload.to_str().unwrap(),
+            "--config",
+            peers.join("ssdconfig.xml").to_str().unwrap(),
+            "--scenario",
+            "3",
+        ],
+    );
+    let (failures, flows) = outside_bounds(&rows);
+    assert_eq!(flows, 1);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() {
+    let Some(mqsim) = mqsim() else { return };
+    let rows = conformance_rows(
+        &mqsim,
+        &[
+            "--set",
+            "Overprovisioning_Ratio=0.07",
+            "--set",
+            "Overprovisioning_Ratio=0.25",
+            "--set",
+            "Data_Cache_Capacity=33554432,CMT_Capacity=1048576",
+        ],
+    );
+    let (failures, flows) = outside_bounds(&rows);
     assert_eq!(flows, 3 * 5, "every flow of the three scenarios, for each of the three device files");
     assert!(failures.is_empty(), "{failures:#?}");
 }
