@@ -1,7 +1,10 @@
 //! Where iosched's tests find the data others wrote (drive files, traces, job files): the folder named by
 //! `IOSCHED_TEST_DATA`, else `../shared/data` beside the repository. A test that needs a part of it calls
-//! [`dir`] and skips, saying so on stderr, when the part is absent; `.ci/run` sets the variable and fails if
-//! the folder is missing, so CI never skips.
+//! [`dir`] and skips, saying so on stderr, when the part is absent.
+//!
+//! The one rule for tests that cannot run ([`skip`]): they say why, and where every test must run (`CI=true`,
+//! as CI services set it, or `IOSCHED_REQUIRE_ALL=1`, as `.ci/run` sets it) they fail instead. So a green CI
+//! run is one in which every test ran.
 //!
 //! The reference simulators others wrote (DiskSim, MQSim: source, inputs and a build script) are in the folder
 //! named by `IOSCHED_TEST_PEERS`, else `peers` beside the data folder; [`peer`] finds a part of it the same way.
@@ -15,13 +18,31 @@ pub fn root() -> PathBuf {
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"))
 }
 
-/// `root()/part` if it is a folder; otherwise `None`, after saying on stderr that the test is skipped.
+/// Whether every test must run here: `CI=true` or `IOSCHED_REQUIRE_ALL=1`.
+pub fn required() -> bool {
+    required_by(std::env::var("CI").ok().as_deref(), std::env::var("IOSCHED_REQUIRE_ALL").ok().as_deref())
+}
+
+fn required_by(ci: Option<&str>, require_all: Option<&str>) -> bool {
+    ci.is_some_and(|v| v.eq_ignore_ascii_case("true")) || require_all == Some("1")
+}
+
+/// A test that cannot run here, for `reason`: said loudly on stderr, and where every test must run
+/// ([`required`]), a failure.
+pub fn skip(reason: &str) {
+    if required() {
+        panic!("this test cannot run here: {reason} (CI=true or IOSCHED_REQUIRE_ALL=1: every test must run)");
+    }
+    eprintln!("\n*** SKIPPED: {reason} ***\n");
+}
+
+/// `root()/part` if it is a folder; otherwise `None`, after [`skip`] says so.
 pub fn dir(part: &str) -> Option<PathBuf> {
     let d = root().join(part);
     if d.is_dir() {
         Some(d)
     } else {
-        eprintln!("SKIPPED: test data '{part}' not found at {} (set IOSCHED_TEST_DATA)", d.display());
+        skip(&format!("test data '{part}' not found at {} (set IOSCHED_TEST_DATA)", d.display()));
         None
     }
 }
@@ -31,13 +52,27 @@ pub fn peers_root() -> PathBuf {
     std::env::var("IOSCHED_TEST_PEERS").map(PathBuf::from).unwrap_or_else(|_| root().join("../peers"))
 }
 
-/// `peers_root()/part` if it is a folder; otherwise `None`, after saying on stderr that the test is skipped.
+/// `peers_root()/part` if it is a folder; otherwise `None`, after [`skip`] says so.
 pub fn peer(part: &str) -> Option<PathBuf> {
     let d = peers_root().join(part);
     if d.is_dir() {
         Some(d)
     } else {
-        eprintln!("SKIPPED: reference simulator '{part}' not found at {} (set IOSCHED_TEST_PEERS)", d.display());
+        skip(&format!("reference simulator '{part}' not found at {} (set IOSCHED_TEST_PEERS)", d.display()));
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ci_or_the_project_flag_requires_every_test() {
+        assert!(required_by(Some("true"), None));
+        assert!(required_by(Some("TRUE"), None));
+        assert!(required_by(None, Some("1")));
+        assert!(!required_by(Some("false"), Some("0")));
+        assert!(!required_by(None, None));
     }
 }

@@ -242,7 +242,7 @@ fn pixels_of_colour(png_path: &Path, rgb: [u8; 3]) -> usize {
 #[test]
 fn the_html_report_opens_in_headless_chromium_and_shows_its_plots() {
     let Some(browser) = chromium() else {
-        eprintln!("SKIPPED: no Chromium found (/usr/bin/chromium); .ci/run installs it with apt-get");
+        iosched_test_data::skip("no Chromium found (/usr/bin/chromium); .ci/run installs it with apt-get");
         return;
     };
     let dir = temp_dir("html");

@@ -27,7 +27,7 @@ fn io_uring_available() -> bool {
     let out = iosched(&["run", job.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
     if err.contains("cannot set up io_uring") {
-        eprintln!("\n*** SKIPPED: io_uring is not available here ({}) ***\n", err.trim());
+        iosched_test_data::skip(&format!("io_uring is not available here ({})", err.trim()));
         return false;
     }
     true
@@ -403,7 +403,7 @@ fn a_block_device_is_a_target_too() {
     let device = match attach {
         Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
         other => {
-            eprintln!("\n*** SKIPPED: cannot attach a loop device here ({other:?}) ***\n");
+            iosched_test_data::skip(&format!("cannot attach a loop device here ({other:?})"));
             return;
         }
     };

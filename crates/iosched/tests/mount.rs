@@ -67,25 +67,68 @@ fn insert(path: &Path, extra: &[&str]) -> Mount {
     Mount(path.to_path_buf())
 }
 
-/// Whether FUSE mounts work here; if not, say so loudly.
-fn fuse_available(test: &str) -> bool {
+/// What a probe mount found.
+#[derive(Debug, PartialEq)]
+enum Fuse {
+    Available,
+    /// The machine has no FUSE (or refuses io_uring, which the mount needs): the test cannot run here.
+    Absent(String),
+    /// `iosched insert` itself failed: a bug, never a reason to skip.
+    Broken(String),
+}
+
+fn probe_fuse(test: &str, break_insert: bool) -> Fuse {
     if !Path::new("/dev/fuse").exists() {
-        eprintln!("\n*** SKIPPED: /dev/fuse is missing (no FUSE on this machine) ***\n");
-        return false;
+        return Fuse::Absent("/dev/fuse is missing (no FUSE on this machine)".into());
     }
     let d = dir(&format!("probe-{test}"));
-    let out = iosched(&["insert", s(&d)]);
-    if !out.status.success() {
-        eprintln!("\n*** SKIPPED: cannot mount FUSE here: {} ***\n", String::from_utf8_lossy(&out.stderr).trim());
-        return false;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iosched"));
+    command.args(["insert", s(&d)]);
+    if break_insert {
+        command.env("IOSCHED_TEST_BREAK_INSERT", "1");
     }
-    ok(&["destroy", s(&d)]);
-    true
+    let out = command.output().expect("iosched runs");
+    if out.status.success() {
+        ok(&["destroy", s(&d)]);
+        return Fuse::Available;
+    }
+    let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    // The two ways the machine (not iosched) refuses: the kernel's mount, and io_uring (seccomp, old kernel).
+    if err.contains("cannot mount on") || err.contains("cannot set up io_uring") {
+        Fuse::Absent(format!("cannot mount FUSE here: {err}"))
+    } else {
+        Fuse::Broken(err)
+    }
+}
+
+/// Whether FUSE mounts work here: absent skips loudly (and fails where every test must run); a broken insert
+/// fails the test.
+fn fuse_available(test: &str) -> bool {
+    match probe_fuse(test, false) {
+        Fuse::Available => true,
+        Fuse::Absent(reason) => {
+            iosched_test_data::skip(&reason);
+            false
+        }
+        Fuse::Broken(err) => panic!("iosched insert failed, and not for want of FUSE: {err}"),
+    }
+}
+
+#[test]
+fn a_broken_insert_is_not_taken_for_a_machine_without_fuse() {
+    if !cfg!(debug_assertions) {
+        return; // the break switch exists in test builds only
+    }
+    match probe_fuse("broken", true) {
+        Fuse::Broken(err) => assert!(err.contains("IOSCHED_TEST_BREAK_INSERT"), "{err}"),
+        Fuse::Absent(reason) if !Path::new("/dev/fuse").exists() => iosched_test_data::skip(&reason),
+        other => panic!("a broken insert probed as {other:?}"),
+    }
 }
 
 fn fio_available() -> bool {
     if Command::new("fio").arg("--version").output().is_err() {
-        eprintln!("\n*** SKIPPED: fio is not installed (apt-get install fio) ***\n");
+        iosched_test_data::skip("fio is not installed (apt-get install fio)");
         return false;
     }
     true

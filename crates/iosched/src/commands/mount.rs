@@ -23,6 +23,11 @@ use std::time::{Duration, Instant};
 const DAEMON_ENV: &str = "IOSCHED_MOUNT_DAEMON";
 
 pub fn insert(args: &InsertArgs) -> Result<(), CliError> {
+    // A test build can be made to fail here, so that the tests show they tell a broken insert from a machine
+    // without FUSE (a release build ignores the variable).
+    if cfg!(debug_assertions) && std::env::var_os("IOSCHED_TEST_BREAK_INSERT").is_some() {
+        return Err(CliError::Failed("insert broken on purpose (IOSCHED_TEST_BREAK_INSERT)".into()));
+    }
     start(&args.dir, &args.dir, &args.mount)
 }
 
