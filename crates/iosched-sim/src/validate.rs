@@ -114,7 +114,13 @@ impl<'d> Replayer<'d> {
     /// once the request is submitted.
     pub fn next(&mut self, r: &ValidateRecord, note: impl FnOnce(&dyn Device)) -> f64 {
         let now_ns = self.now_ns;
-        let mut req = Request::new(self.issued, r.op, r.block * SECTOR_BYTES, r.blocks * SECTOR_BYTES, 0);
+        let mut req = Request::new(
+            self.issued,
+            r.op,
+            r.block.saturating_mul(SECTOR_BYTES),
+            r.blocks.saturating_mul(SECTOR_BYTES),
+            0,
+        );
         self.issued += 1;
         req.queued_ns = now_ns;
         req.dispatched_ns = now_ns;
@@ -126,7 +132,7 @@ impl<'d> Replayer<'d> {
             self.done.clear();
             self.device.advance(t, &mut self.done);
             if !self.done.is_empty() {
-                self.now_ns = t + (r.next_interval_us * 1e3).round() as u64;
+                self.now_ns = t.saturating_add((r.next_interval_us * 1e3).round() as u64);
                 return (t - now_ns) as f64 / 1e6;
             }
         }
@@ -194,7 +200,13 @@ pub fn replay_issued_at(device: &mut dyn Device, records: &[ValidateRecord], iss
     let mut free_ns = 0u64;
     for (i, (r, at_ms)) in records.iter().zip(issue_ms).enumerate() {
         let now_ns = free_ns.max((at_ms * 1e6).round() as u64);
-        let mut req = Request::new(i as u64, r.op, r.block * SECTOR_BYTES, r.blocks * SECTOR_BYTES, 0);
+        let mut req = Request::new(
+            i as u64,
+            r.op,
+            r.block.saturating_mul(SECTOR_BYTES),
+            r.blocks.saturating_mul(SECTOR_BYTES),
+            0,
+        );
         req.queued_ns = now_ns;
         req.dispatched_ns = now_ns;
         req.completed_ns = NOT_YET_NS;

@@ -50,9 +50,12 @@ impl Replay {
         match text.split_once(':') {
             None if text == "open" => Ok(Replay::Open { time_scale: 1.0 }),
             None if text == "afap" => Ok(Replay::AsFastAsPossible),
+            // A scale past 1000 would carry a long trace's times past what 64-bit nanoseconds hold.
             Some(("open", scale)) => match scale.parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 0.0 => Ok(Replay::Open { time_scale: s }),
-                _ => Err(format!("--replay expects {wanted}; the scale must be above 0, found '{scale}'")),
+                Ok(s) if s.is_finite() && (1e-6..=1e3).contains(&s) => Ok(Replay::Open { time_scale: s }),
+                _ => {
+                    Err(format!("--replay expects {wanted}; the scale must be from 0.000001 to 1000, found '{scale}'"))
+                }
             },
             Some(("closed", depth)) => match depth.parse::<u32>() {
                 Ok(d) if (1..=65536).contains(&d) => Ok(Replay::Closed { depth: d }),
@@ -214,4 +217,20 @@ pub fn job_region(spec: &JobSpec, clone: u32, capacity_bytes: u64) -> Result<(u6
         });
     }
     Ok((start, len))
+}
+
+#[cfg(test)]
+mod replay_tests {
+    use super::Replay;
+
+    #[test]
+    fn replay_modes_read_and_out_of_range_scales_are_refused() {
+        assert_eq!(Replay::parse("open:0.5"), Ok(Replay::Open { time_scale: 0.5 }));
+        assert_eq!(Replay::parse("closed:32"), Ok(Replay::Closed { depth: 32 }));
+        for bad in ["open:1e300", "open:nan", "open:inf", "open:-1", "open:0", "closed:0", "closed:1e3", "fast"] {
+            let e = Replay::parse(bad).unwrap_err();
+            assert!(e.starts_with("--replay expects"), "{bad}: {e}");
+        }
+        assert!(Replay::parse("open:1e300").unwrap_err().contains("0.000001 to 1000"));
+    }
 }

@@ -66,16 +66,36 @@ struct OverheadPreset {
 pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
     let p: Preset = toml::from_str(text).map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?;
     let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(format!("{source}: {what}")) };
-    check(p.rpm > 0.0 && p.rpm < 1e6, "rpm: expected a speed above 0")?;
     check(p.surfaces >= 1 && p.cylinders >= 1, "surfaces and cylinders: expected at least 1")?;
     check(p.zones >= 1 && p.zones <= p.cylinders, "zones: expected 1 to the number of cylinders")?;
     check(
         p.inner_sectors_per_track >= 1 && p.outer_sectors_per_track >= p.inner_sectors_per_track,
         "sectors per track: expected outer >= inner >= 1",
     )?;
-    check(p.bus_mb_per_s > 0.0, "bus_mb_per_s: expected a rate above 0")?;
     check(p.cache.segments >= 1 && p.cache.segment_sectors >= 1, "cache: expected at least one segment")?;
     check(p.queue_depth >= 1, "queue_depth: expected at least 1")?;
+    // Every number that becomes a time or a rate: finite, in range, said with the line it is on.
+    let in_range = |key: &str, value: f64, min: f64, max: f64, unit: &str| {
+        if value.is_finite() && value >= min && value <= max {
+            return Ok(());
+        }
+        let at = line_of(text, key).map_or(source.to_string(), |line| format!("{source}:{line}"));
+        Err(format!("{at}: {key}: expected {min} to {max} {unit}, found {value}"))
+    };
+    in_range("rpm", p.rpm, 1.0, 1e6, "revolutions a minute")?;
+    in_range("bus_mb_per_s", p.bus_mb_per_s, 1e-3, 1e6, "MB/s")?;
+    for (key, value) in [
+        ("head_switch_ms", p.head_switch_ms),
+        ("write_settle_ms", p.write_settle_ms),
+        ("single_cylinder_ms", p.seek.single_cylinder_ms),
+        ("average_ms", p.seek.average_ms),
+        ("full_stroke_ms", p.seek.full_stroke_ms),
+        ("read_miss_ms", p.overheads.read_miss_ms),
+        ("read_hit_ms", p.overheads.read_hit_ms),
+        ("write_ms", p.overheads.write_ms),
+    ] {
+        in_range(key, value, 0.0, 1e5, "ms")?;
+    }
     let period_ms = 60_000.0 / p.rpm;
     let mut zones = Vec::with_capacity(p.zones as usize);
     for z in 0..p.zones {
@@ -150,6 +170,13 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
     })
 }
 
+/// The line (from 1) on which `key` is set, if it is.
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')))
+        .map(|i| i + 1)
+}
+
 /// A built-in preset by name, or a preset file.
 pub fn load(name_or_path: &str) -> Result<HddParams, String> {
     if let Some((_, text)) = BUILT_IN.iter().find(|(n, _)| *n == name_or_path) {
@@ -190,5 +217,22 @@ mod tests {
             .unwrap_err();
         assert!(err.contains("outer >= inner"), "{err}");
         assert!(load("sata9000").unwrap_err().contains("built in: sata7200"));
+    }
+
+    #[test]
+    fn non_finite_negative_and_huge_times_are_refused_with_their_line() {
+        let good = BUILT_IN[0].1;
+        for key in ["head_switch_ms", "read_miss_ms", "average_ms", "rpm", "bus_mb_per_s"] {
+            let line = line_of(good, key).unwrap();
+            for value in ["nan", "inf", "-1.0", "1e300"] {
+                let text: String = good
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| if i + 1 == line { format!("{key} = {value}\n") } else { format!("{l}\n") })
+                    .collect();
+                let err = from_toml(&text, "x.toml").unwrap_err();
+                assert!(err.starts_with(&format!("x.toml:{line}: {key}: expected")), "{key}={value}: {err}");
+            }
+        }
     }
 }

@@ -143,11 +143,11 @@ fn record_of(line: &Line) -> Result<ValidateRecord, TraceError> {
             )
         }
     };
+    // Up to a million seconds: the times are summed into 64-bit nanoseconds.
     let time = |k: usize, what: &str| -> Result<f64, TraceError> {
-        f[k].parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| line.err(format!("{what}: expected a time in microseconds, found '{}'", f[k])))
+        f[k].parse::<f64>().ok().filter(|v| v.is_finite() && (0.0..=1e12).contains(v)).ok_or_else(|| {
+            line.err(format!("{what}: expected a time in microseconds from 0 to 1e12, found '{}'", f[k]))
+        })
     };
     let blocks = line.whole(3, "bcount")?;
     if blocks == 0 {
@@ -273,6 +273,10 @@ mod tests {
             ("R Hit -1 4 5 6\n", "t.trace:1: blkno: expected a whole number"),
             ("R Hit 1 0 5 6\n", "t.trace:1: bcount: expected at least 1"),
             ("R Hit 1 4 fast 6\n", "t.trace:1: servtime: expected a time"),
+            ("R Hit 1 4 5 1e300\n", "t.trace:1: nextinter: expected a time in microseconds from 0 to 1e12"),
+            ("R Hit 1 4 nan 6\n", "t.trace:1: servtime: expected a time"),
+            ("R Hit 1 4 5 inf\n", "t.trace:1: nextinter: expected a time"),
+            ("R Hit 1 4 -5 6\n", "t.trace:1: servtime: expected a time"),
             ("\n", "t.trace:0: no requests"),
         ] {
             let got = parse(text, "t.trace").unwrap_err().to_string();
