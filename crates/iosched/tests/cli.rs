@@ -165,6 +165,12 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["sim", "/nonexistent/job.fio"], "/nonexistent/job.fio:0: cannot read job file");
     let too_far = job_file("far.fio", "[j]\nrw=read\noffset=2t\n");
     assert_bad_input(&["sim", too_far.to_str().unwrap()], "far.fio:3: job 'j': offset");
+    // Numbers that once panicked or wrapped.
+    for wait in ["--wait=inf", "--wait=-1", "--wait=nan", "--wait=1e300"] {
+        assert_bad_input(&["destroy", "/nonexistent", wait], "--wait expects seconds from 0 to 86400");
+    }
+    assert_bad_input(&["sim", good, "--replay", "open:1e300"], "the scale must be from 0.000001 to 1000");
+    assert_bad_input(&["sim", good, "--device", "mqsim:/nonexistent.xml"], "cannot read MQSim device file");
 }
 
 #[test]

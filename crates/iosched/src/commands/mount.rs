@@ -158,6 +158,9 @@ fn start_background(mountpoint: &Path) -> Result<(), CliError> {
 }
 
 pub fn destroy(args: &DestroyArgs) -> Result<(), CliError> {
+    if !(args.wait.is_finite() && (0.0..=86_400.0).contains(&args.wait)) {
+        return Err(bad(format!("--wait expects seconds from 0 to 86400, found {}", args.wait)));
+    }
     let path = std::path::absolute(&args.path).map_err(|e| bad(format!("{}: {e}", args.path.display())))?;
     let socket = match control_socket::socket_path(&path) {
         Ok(socket) => socket,
@@ -179,7 +182,7 @@ pub fn destroy(args: &DestroyArgs) -> Result<(), CliError> {
     };
     let open_files = reply["open_files"].as_u64().unwrap_or(0);
     // The daemon removes its socket when it has finished.
-    let deadline = Instant::now() + Duration::from_secs_f64(args.wait.max(0.0));
+    let deadline = Instant::now() + Duration::from_secs_f64(args.wait);
     while socket.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
