@@ -28,17 +28,25 @@ fn validated(dir: &Path, drive: &str) -> Validation {
 #[test]
 fn demerit_on_the_three_validated_drives() {
     let Some(dir) = iosched_test_data::dir("disksim") else { return };
-    // (drive, DiskSim 4.0's own demerit, the bound this model holds on the demerit between the requests' own
-    // times). DiskSim's figure comes from its rms tool, which compares the two distributions as DiskSim prints
-    // them, counted into the statdefs buckets (100 us wide at 10 ms), so ours is computed the same way to be
-    // held against it. The demerit between the unbucketed times is stricter on hp_c2247a (0.092, where bucketed
-    // gives 0.088; BENCHMARKS.md); its bound keeps what has been reached from slipping back.
-    let drives = [("cheetah9LP", 0.107, 0.107), ("atlas10k", 0.268, 0.268), ("hp_c2247a", 0.089, 0.095)];
-    for (drive, disksim, exact_bound) in drives {
+    // (drive, DiskSim 4.0's own demerit, and this model's regression bounds on the bucketed and unbucketed
+    // demerits). DiskSim's figure comes from its rms tool, which compares the two distributions as DiskSim prints
+    // them, counted into the statdefs buckets (100 us wide at 10 ms), so ours is computed the same way to be held
+    // against it. The regression bounds are the figures reached (0.0986 / 0.0996, 0.0916 / 0.0923, 0.0876 /
+    // 0.0912 ms) plus twice their noise, measured as the spread of the demerit when the trace's think times move
+    // by up to 2 us (`iosched validate --jitter-us 2 --seeds 30`: 0.0005, 0.0005 and 0.0031 ms bucketed; 0.0004,
+    // 0.0004 and 0.0019 not bucketed). hp_c2247a's figure hangs on a handful of whole-turn misses, hence its
+    // wider spread.
+    let drives = [
+        ("cheetah9LP", 0.107, 0.0986 + 2.0 * 0.0005, 0.0996 + 2.0 * 0.0004),
+        ("atlas10k", 0.268, 0.0916 + 2.0 * 0.0005, 0.0923 + 2.0 * 0.0004),
+        ("hp_c2247a", 0.089, 0.0876 + 2.0 * 0.0031, 0.0912 + 2.0 * 0.0019),
+    ];
+    for (drive, disksim, bound, exact_bound) in drives {
         let v = validated(&dir, drive);
         eprintln!("{drive}: rms {:.4} ms (DiskSim {disksim} ms); not bucketed {:.4} ms", v.rms_ms, v.rms_exact_ms);
         assert!(v.rms_ms <= disksim, "{drive}: rms {:.4} ms above DiskSim's {disksim} ms", v.rms_ms);
-        assert!(v.rms_exact_ms <= exact_bound, "{drive}: rms {:.4} ms above {exact_bound} ms", v.rms_exact_ms);
+        assert!(v.rms_ms <= bound, "{drive}: rms {:.4} ms above {bound:.4} ms, what was reached", v.rms_ms);
+        assert!(v.rms_exact_ms <= exact_bound, "{drive}: rms {:.4} ms above {exact_bound:.4} ms", v.rms_exact_ms);
         // The two figures measure the same distance; bucketing moves it by a few microseconds, not more.
         assert!((v.rms_ms - v.rms_exact_ms).abs() < 0.006, "{drive}: {} against {}", v.rms_ms, v.rms_exact_ms);
     }

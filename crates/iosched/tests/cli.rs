@@ -223,7 +223,9 @@ fn validate_reports_the_demerit_as_json_and_per_request() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["requests"], 10000);
     let rms = v["rms_ms"].as_f64().unwrap();
-    assert!(rms > 0.0 && rms < 0.268, "{rms}");
+    // The figure reached, 0.0916 ms, plus twice its noise (crates/iosched-sim/tests/hdd_validation.rs says how
+    // it was measured); DiskSim's own is 0.268.
+    assert!(rms > 0.0 && rms <= 0.0916 + 2.0 * 0.0005, "{rms}");
     // DiskSim's figure is bucketed as the statdefs the .parv names; the unbucketed one is near it, not equal.
     let exact = v["rms_exact_ms"].as_f64().unwrap();
     assert!(exact != rms && (exact - rms).abs() < 0.01, "{exact} against {rms}");
