@@ -34,7 +34,9 @@ fn rr_keeps_the_sequential_reader_going_beside_a_random_one() {
     // The seed's figures: noop leaves dd 3-12 MB/s; rr gives it several times more.
     assert!((3.0..12.0).contains(&noop_dd), "noop dd {noop_dd}");
     assert!(rr_dd >= 4.0 * noop_dd, "rr dd {rr_dd} vs noop {noop_dd}");
-    assert!(rr_cvs >= 1.0, "cvs must still progress under rr: {rr_cvs} IOPS");
+    // cvs keeps what rr gives it: 9.2 IOPS at seed 1, 9.1-9.2 over seeds 1-8 (`iosched sim` of these jobs on
+    // hdd:sata7200 --seed N; noop gives it 40-42): at least the figure less twice that spread.
+    assert!(rr_cvs >= 9.2 - 2.0 * 0.1, "cvs under rr: {rr_cvs} IOPS, below the 9.0 reached");
     let hits = stats.iter().find(|(k, _)| k == "wait_hit").map(|(_, v)| *v);
     assert!(matches!(hits, Some(StatValue::Count(n)) if n > 1000), "{stats:?}");
 }
@@ -45,7 +47,9 @@ fn as_keeps_the_sequential_reader_going_beside_a_random_one() {
     let (as_dd, as_cvs, stats) = run("as");
     eprintln!("dd MB/s: noop {noop_dd:.1}, as {as_dd:.1}; cvs IOPS under as {as_cvs:.1}");
     assert!(as_dd >= 4.0 * noop_dd, "as dd {as_dd} vs noop {noop_dd}");
-    assert!(as_cvs >= 1.0, "cvs must still progress under as (read batches expire): {as_cvs} IOPS");
+    // cvs progresses as as's read batches expire: 5.0 IOPS at seed 1, 4.5-6.4 over seeds 1-8 (a batch's end
+    // falls differently): at least the figure less twice that spread.
+    assert!(as_cvs >= 5.0 - 2.0 * 1.9, "cvs under as: {as_cvs} IOPS, below the 1.2 reached");
     let waits = stats.iter().find(|(k, _)| k == "antic_waits").map(|(_, v)| *v);
     assert!(matches!(waits, Some(StatValue::Count(n)) if n > 1000), "{stats:?}");
 }
