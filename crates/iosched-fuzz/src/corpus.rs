@@ -49,6 +49,10 @@ fn text_samples(target: &str) -> Vec<&'static str> {
             SMALL_MQSIM_DEVICE,
         ],
         "mqsim-workload" => vec![include_str!("../../iosched-workload/tests/data/mqsim-workload.xml")],
+        // A start for when the shared data (and atlas10k.parv in it) is absent.
+        "disksim-drive" => vec!["disksim_global Global {\n  Init Seed = 42,\n  Real Seed = 42,\n}\n\nsource atlas10k.diskspecs\n"],
+        "hdd-preset" => vec![include_str!("../../iosched-device/presets/hdd/sata7200.toml")],
+        "experiment" => vec![include_str!("../../../experiments/geom-sched/experiment.toml")],
         "statdefs" => vec!["Trace access time\nDistribution size: 20\nScale/Equals: 2/1\nStart 0  step 3  grow 0\n\n\
                             Physical access time\nDistribution size: 40\nScale/Equals: 1000/0\nStart 0  step 1  grow 1\n"],
         _ => Vec::new(),
@@ -63,6 +67,7 @@ fn data_files(target: &str) -> Vec<Vec<u8>> {
         "mqsim" => ("mqsim", "trace"),
         "disksim-validate" => ("disksim", "trace"),
         "statdefs" => return std::fs::read(root.join("disksim/statdefs")).into_iter().collect(),
+        "disksim-drive" => return std::fs::read(root.join("disksim/atlas10k.parv")).into_iter().collect(),
         _ => return Vec::new(),
     };
     let Ok(entries) = std::fs::read_dir(root.join(dir)) else { return Vec::new() };

@@ -116,6 +116,80 @@ fn mqsim_workload_target(input: &[u8]) {
     }
 }
 
+/// A hard-disk preset (TOML): read; a drive it describes serves a millisecond of random reads and writes.
+fn hdd_preset_target(input: &[u8]) {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    match iosched_device::hdd::preset::from_toml(text, FILE) {
+        Ok(params) => run_briefly(Box::new(iosched_device::hdd::disk::Hdd::new(params))),
+        Err(e) => check_error(&e),
+    }
+}
+
+/// A millisecond of random 4 KiB reads and writes on `device`.
+fn run_briefly(device: Box<dyn iosched_device::Device>) {
+    let jobs = fio::parse_str("[r]\nrw=randrw\nbs=4k\niodepth=4\nioengine=libaio\n", "job").expect("a job");
+    let mut w = Workload::from_jobs(&jobs);
+    w.override_runtime(1_000_000);
+    let policy = registry::create("noop").expect("noop exists");
+    let _ = simulate(&w, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false });
+}
+
+/// A scratch folder of this process, made once, with `files` written into it.
+fn scratch(name: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("iosched-fuzz-{}-{name}", std::process::id()));
+    if !dir.exists() {
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        for (file, text) in files {
+            std::fs::write(dir.join(file), text).expect("a scratch file");
+        }
+    }
+    dir
+}
+
+/// A DiskSim drive file (.parv), beside the files atlas10k's sources (from the shared data when present):
+/// read and built; a drive that builds serves a millisecond of requests.
+fn disksim_drive_target(input: &[u8]) {
+    let data = iosched_test_data::root().join("disksim");
+    let sourced: Vec<(String, Vec<u8>)> = std::fs::read_dir(&data)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                n.to_string_lossy().starts_with("atlas10k.")
+                    && p.extension().is_some_and(|e| e != "parv" && e != "trace")
+            })
+        })
+        .filter_map(|p| Some((p.file_name()?.to_string_lossy().into_owned(), std::fs::read(&p).ok()?)))
+        .collect();
+    let files: Vec<(&str, &[u8])> = sourced.iter().map(|(n, t)| (n.as_str(), t.as_slice())).collect();
+    let dir = scratch("disksim", &files);
+    let parv = dir.join("fuzz.parv");
+    std::fs::write(&parv, input).expect("the input written");
+    match iosched_device::disksim::build::load(&parv) {
+        Ok(built) => run_briefly(Box::new(iosched_device::hdd::disk::Hdd::new(built.params))),
+        Err(e) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("fuzz.parv") || text.contains(&dir.display().to_string()),
+                "an error that names no file: {text}"
+            );
+        }
+    }
+}
+
+/// An experiment folder's experiment.toml, beside geom-sched's job files: read and checked.
+fn experiment_target(input: &[u8]) {
+    let built_in = iosched_sim::experiment::builtin::find("geom-sched").expect("geom-sched is built in");
+    let files: Vec<(&str, &[u8])> =
+        built_in.files.iter().filter(|(n, _)| *n != "experiment.toml").map(|(n, t)| (*n, t.as_bytes())).collect();
+    let dir = scratch("experiment", &files);
+    std::fs::write(dir.join("experiment.toml"), input).expect("the input written");
+    if let Err(e) = iosched_sim::experiment::load("fuzz", iosched_sim::experiment::Files::Folder(&dir)) {
+        assert!(e.contains(&dir.display().to_string()), "an error that names no file: {e}");
+    }
+}
+
 fn detect_target(input: &[u8]) {
     if let Some(format) = trace::detect(input) {
         trace_target(format, input);
@@ -129,6 +203,9 @@ macro_rules! trace_targets {
             Target { name: "detect", run: detect_target },
             Target { name: "statdefs", run: statdefs_target },
             Target { name: "mqsim-device", run: mqsim_device_target },
+            Target { name: "hdd-preset", run: hdd_preset_target },
+            Target { name: "disksim-drive", run: disksim_drive_target },
+            Target { name: "experiment", run: experiment_target },
             Target { name: "mqsim-workload", run: mqsim_workload_target },
             $(Target { name: $name, run: |input| trace_target($format, input) },)*
         ]
