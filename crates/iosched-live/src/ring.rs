@@ -30,6 +30,8 @@ pub(crate) struct Ring {
     overflow: Vec<(u64, i32)>,
     opened: Instant,
     pub(crate) enters: u64,
+    /// Submissions the kernel refused for now (EAGAIN, ENOMEM) and that were retried.
+    pub(crate) transient_errors: u64,
 }
 
 impl Ring {
@@ -53,6 +55,7 @@ impl Ring {
             overflow: Vec::new(),
             opened: Instant::now(),
             enters: 0,
+            transient_errors: 0,
         })
     }
 
@@ -118,6 +121,15 @@ impl Ring {
                 let mut taken = std::mem::take(&mut self.overflow);
                 self.reap(|user_data, result| taken.push((user_data, result)));
                 self.overflow = taken;
+            }
+            // The kernel is short of memory for the submission for now: what was pushed stays queued and the
+            // next enter submits it; completions are reaped meanwhile, and a moment passes so as not to spin.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN) | Some(libc::ENOMEM)) => {
+                self.transient_errors += 1;
+                let mut taken = std::mem::take(&mut self.overflow);
+                self.reap(|user_data, result| taken.push((user_data, result)));
+                self.overflow = taken;
+                std::thread::sleep(Duration::from_micros(100));
             }
             Err(e) => panic!("io_uring_enter failed on {}: {e}", self.label),
         }
