@@ -551,9 +551,18 @@ impl Engine {
                 Err(e) => return ControlReply::Error(e.to_string()),
             },
             None => {
+                // All or none: a setting refused puts back the ones applied before it.
+                let mut applied: Vec<(String, String)> = Vec::new();
                 for (key, value) in settings {
+                    let previous = self.policy.tunable(key).ok();
                     if let Err(e) = self.policy.set_tunable(key, value) {
-                        return ControlReply::Error(e.to_string());
+                        for (key, old) in applied.iter().rev() {
+                            let _ = self.policy.set_tunable(key, old);
+                        }
+                        return ControlReply::Error(format!("{e} (no setting was applied)"));
+                    }
+                    if let Some(old) = previous {
+                        applied.push((key.clone(), old));
                     }
                 }
             }

@@ -355,6 +355,13 @@ fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cle
     let out = iosched(&["configure", target.to_str().unwrap(), "--set", "no_such=1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tunable 'no_such'"), "{out:?}");
+    // Settings are applied all or none: the good one before a bad one is put back.
+    let out = iosched(&["configure", target.to_str().unwrap(), "--set", "fifo_batch=2", "--set", "no_such=1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no setting was applied"), "{out:?}");
+    let out = iosched(&["configure", target.to_str().unwrap(), "--set", "writes_starved=2"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("fifo_batch=8") && said.contains("writes_starved=2"), "{said}");
     let out = iosched(&["configure", target.to_str().unwrap(), "--policy", "no_such"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown policy"), "{out:?}");
