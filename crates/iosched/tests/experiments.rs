@@ -304,3 +304,48 @@ fn the_html_report_opens_in_headless_chromium_and_shows_its_plots() {
     assert!(blue > 500 && green > 500, "plots not drawn: {blue} blue, {green} green pixels");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An exported copy of a built-in experiment with one line of one job file changed, run for `policies`.
+fn run_changed(name: &str, file: &str, key: &str, value: &str, policies: &str) -> Value {
+    let dir = temp_dir(&format!("sweep-{name}-{key}-{value}"));
+    let out = iosched(&["experiment", name, "--export", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.lines().any(|l| l.starts_with(&format!("{key}="))), "{file} sets {key}");
+    let changed: String = text
+        .lines()
+        .map(|l| if l.starts_with(&format!("{key}=")) { format!("{key}={value}\n") } else { format!("{l}\n") })
+        .collect();
+    std::fs::write(&path, changed).unwrap();
+    let out = iosched(&["experiment", dir.to_str().unwrap(), "--json", "--policies", policies]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn bfq_startups_gain_holds_only_at_think_times_above_cfqs_idle_window() {
+    // README reports this range; scripts/experiment-sweeps.sh prints the whole sweep. The figures reached (2.98,
+    // 3.22, 6.82, 6.17), each within 10 %: the experiment is deterministic at its seed, and 10 % is about what
+    // its seeds move cfq's and bfq's start-up (dbload's spreads are 1-7 %).
+    for (think, at_least, below) in [("3ms", 2.7, 3.3), ("7ms", 2.9, 3.55), ("10ms", 6.1, 7.5), ("30ms", 5.55, 6.8)] {
+        let v = run_changed("bfq-startup", "app.fio", "thinktime", think, "bfq,cfq");
+        let startup = |p: &str| num(result(&v, p, "background", "seq-readers"), "startup_s");
+        let ratio = startup("cfq") / startup("bfq");
+        eprintln!("think {think}: cfq/bfq {ratio:.2}");
+        assert!((at_least..below).contains(&ratio), "think {think}: cfq/bfq {ratio:.2}");
+    }
+}
+
+#[test]
+fn rrs_gain_for_dd_holds_at_any_random_share_of_cvs_and_cvss_rate_only_at_the_lowest() {
+    // cvs's rate under rr as reached (22.2, 8.1, 8.1 ops/s), each within 10 %.
+    for (share, cvs_at_least, cvs_below) in [("10", 20.0, 24.5), ("50", 7.3, 8.9), ("100", 7.3, 8.9)] {
+        let v = run_changed("geom-sched", "cvs.fio", "percentage_random", share, "noop,rr");
+        let dd = |p: &str| num(result(&v, p, "case", "dd-read+cvs"), "dd_mb_per_s");
+        let cvs = num(result(&v, "rr", "case", "dd-read+cvs"), "cvs_ops_per_s");
+        eprintln!("random {share} %: dd rr/noop {:.1}, cvs under rr {cvs:.1} ops/s", dd("rr") / dd("noop"));
+        assert!(dd("rr") >= 10.0 * dd("noop"), "random {share} %: dd {} against {}", dd("rr"), dd("noop"));
+        assert!((cvs_at_least..cvs_below).contains(&cvs), "random {share} %: cvs {cvs} ops/s under rr");
+    }
+}
