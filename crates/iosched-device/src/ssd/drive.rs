@@ -1,20 +1,26 @@
-//! The timed SSD: commands through firmware, the host link, the write buffer and the flash dies.
+//! The timed SSD: commands through firmware, the host link, the write buffer (or data cache), the mapping cache
+//! and the flash dies.
 //!
 //! - A command costs `command_ns` of firmware time, then:
-//!   - a read reads each mapped page on its die (tR, then the page over the die's channel), then moves its
-//!     data to the host over the link; unmapped pages cost no flash time;
+//!   - a read looks up each page's mapping (a miss in the mapping cache, when there is one, first reads the
+//!     translation page), then reads each mapped page on its die: tR, then the bytes asked for over the die's
+//!     channel once it is free; then moves its data to the host over the link. Unmapped pages cost no flash
+//!     time; pages the data cache holds come from DRAM;
 //!   - a write reserves room in the write buffer (waiting, in order, while it is full), moves its data over
 //!     the link, and completes; its pages are programmed later. Without a buffer it completes when its last
-//!     page is programmed;
+//!     page is programmed. With a data cache ([`super::write_cache`]) it moves its data, then is taken in page
+//!     by page as the write-back in flight allows, and completes after its DRAM write;
 //!   - a flush completes when every buffered page is on flash;
 //!   - a queued trim unmaps its pages and costs `trim_ns + trim_ns_per_mib x MiB`; a non-queued trim first
 //!     waits for every other command and the write buffer to drain, and the drive accepts nothing until it is
 //!     done ([`Device::can_accept`]).
-//! - A die does one operation at a time and picks, when free: a read; else, if its free blocks are under the
-//!   threshold or a cleaning is under way, the next garbage-collection step (copy up to `program_pages` valid
-//!   pages: tR each then one tPROG; or the victim's erase); else a program of up to `program_pages` buffered
-//!   pages (their transfer over the channel, then tPROG). So reads wait behind at most the operation in
-//!   progress on their die, and programs wait behind cleaning: the two effects seed 002 is about.
+//! - A die does one operation at a time and picks, when free: a translation-page read; a read (real-time
+//!   commands' first); else, if its free blocks are under the threshold or a cleaning is under way, the next
+//!   garbage-collection step (copy up to `program_pages` valid pages: tR each then one tPROG; or the victim's
+//!   erase); else a translation-page program; else a program of up to `program_pages` buffered pages (their
+//!   bytes over the channel, then tPROG; with planes, only pages at the same page of their planes' blocks).
+//!   So reads wait behind at most the operation in progress on their die, and programs wait behind cleaning:
+//!   the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
 
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
