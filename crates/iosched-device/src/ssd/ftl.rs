@@ -11,7 +11,7 @@
 //!
 //! Mappings are stored as `value + 1` with 0 for "none", so the tables come from zeroed memory the operating
 //! system hands out lazily: a large drive costs memory only where it is touched. A fill of a fresh drive
-//! ([`Ftl::fill_ranges`]) is kept as arithmetic ([`fill`]); then 0 means "as the fill left it" and an explicit
+//! ([`Ftl::fill_ranges`]) is kept as arithmetic (ssd/ftl/fill.rs); then 0 means "as the fill left it" and an explicit
 //! `u32::MAX` means none.
 
 use iosched_core::rng::SimRng;
