@@ -397,7 +397,7 @@ impl Ftl {
     }
 
     /// Write logical page ranges `(first, pages)` once each, in order. On a fresh drive where the fill leaves
-    /// every die above its cleaning threshold, this is arithmetic per block ([`fill::Fill`]) rather than a write
+    /// every die above its cleaning threshold, this is arithmetic per block (ssd/ftl/fill.rs) rather than a write
     /// per page; otherwise the pages are written one by one.
     pub fn fill_ranges(&mut self, ranges: &[(u64, u64)]) {
         let logical = self.g.logical_pages;
