@@ -65,7 +65,8 @@ struct Slot {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Admitted {
     /// Pages to program now: (logical page, bytes).
-    pub write_backs: Vec<(u64, u32)>,
+    /// (smallvec: one or two, taken apart at once; no allocation for them.)
+    pub write_backs: smallvec::SmallVec<[(u64, u32); 2]>,
     /// Bytes read from DRAM for an eviction.
     pub eviction_read_bytes: u64,
 }
@@ -103,7 +104,7 @@ impl WriteCache {
     /// Take one page of a write (`bytes` of it) into the cache.
     pub fn admit(&mut self, now_ns: u64, lpn: u64, bytes: u32, page_bytes: u64) -> Admitted {
         let mut out = Admitted::default();
-        if !self.slots.contains(lpn) && self.slots.len() == self.slots.capacity() {
+        if self.slots.len() == self.slots.capacity() && !self.slots.contains(lpn) {
             if let Some((old, slot)) = self.slots.pop_lru() {
                 if slot.dirty {
                     out.write_backs.push((old, page_bytes as u32));
@@ -181,15 +182,15 @@ mod tests {
     fn cold_writes_go_back_at_once_and_hot_ones_stay_until_evicted() {
         let mut c = WriteCache::new(params());
         // At time 0 the filter is not reset (MQSim resets it after the first write past each second).
-        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs, vec![(7, 4096)]);
-        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs, vec![]); // hot: stays dirty
+        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs.to_vec(), vec![(7, 4096)]);
+        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs.to_vec(), vec![]); // hot: stays dirty
         assert!(c.holds(7));
         c.written_back(7, 4096); // the cold copy is on flash; the newer data stays
         assert!(c.holds(7));
-        assert_eq!(c.admit(0, 8, 4096, 8192).write_backs, vec![(8, 4096)]);
+        assert_eq!(c.admit(0, 8, 4096, 8192).write_backs.to_vec(), vec![(8, 4096)]);
         // Room for a third page evicts 7 (least recent), which is dirty: written back with its page.
         let a = c.admit(0, 9, 4096, 8192);
-        assert_eq!(a.write_backs, vec![(7, 8192), (9, 4096)]);
+        assert_eq!(a.write_backs.to_vec(), vec![(7, 8192), (9, 4096)]);
         assert_eq!(a.eviction_read_bytes, 8192);
         assert!(!c.holds(7));
     }
