@@ -381,18 +381,10 @@ impl Engine {
                 self.now_ns = self.now_ns.max(at);
                 let mut done = std::mem::take(&mut self.completion_buf);
                 self.device.advance(self.now_ns, &mut done);
-                let completed = !done.is_empty();
                 for c in done.drain(..) {
                     self.on_completion(c);
                 }
                 self.completion_buf = done;
-                // Without a completion, fill_device could only find the device as full as before or the policy
-                // as empty as before: skip it then (a write-heavy SSD run has several device events a request).
-                let nothing_to_fill =
-                    self.in_flight >= self.device_depth || (self.policy.queued() == 0 && self.barrier.flush.is_none());
-                if !completed && nothing_to_fill {
-                    continue;
-                }
             } else {
                 let Reverse((at, _, kind)) = self.events.pop().expect("checked above");
                 if kind == EventKind::PolicyTimer {
