@@ -174,6 +174,34 @@ fn bad_input_is_one_line_and_exit_2() {
 }
 
 #[test]
+fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() {
+    let good = job_file("numbers-good.fio", MIXED);
+    let good = good.to_str().unwrap();
+    // Device specs.
+    for spec in ["simple,latency_us=nan", "simple,bandwidth_mb_per_s=inf", "simple,latency_us=-1", "ssd:nvme,op=1e300"]
+    {
+        assert_bad_input(&["sim", good, "--device", spec], "expected");
+    }
+    // Policy tunables.
+    for set in ["read_expire=nan", "read_expire=inf", "fifo_batch=-1", "read_expire=1e300"] {
+        assert_bad_input(&["sim", good, "--policy", "deadline", "--set", set], "invalid value");
+    }
+    // fio job files, with the line.
+    for option in
+        ["thinktime=1e300", "runtime=inf", "size=nan", "bs=-4k", "random_distribution=zipf:nan", "ramp_time=1e30"]
+    {
+        let f = job_file("numbers.fio", &format!("[j]\nrw=randread\n{option}\n"));
+        assert_bad_input(&["sim", f.to_str().unwrap()], "numbers.fio:3:");
+    }
+    // Traces, with the line.
+    for (format, line) in [("mqsim", "0 0 nan 8 1"), ("mqsim", "0 0 1 -8 1"), ("disksim-validate", "R Miss 1 8 inf 1")]
+    {
+        let f = job_file("numbers.trace", &format!("{line}\n"));
+        assert_bad_input(&["sim", "--trace", f.to_str().unwrap(), "--format", format], "numbers.trace:1:");
+    }
+}
+
+#[test]
 fn fio_examples_are_simulated_or_rejected_by_name() {
     let Some(examples) = iosched_test_data::dir("fio-examples") else { return };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&examples)
