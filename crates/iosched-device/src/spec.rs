@@ -97,8 +97,7 @@ pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn De
         }
     };
     let pages = params.capacity_bytes / params.page_bytes;
-    if params.mapping_writeback_held {
-        // MQSim (conform=mqsim) gives each of a workload's flows a mapping table of the whole size.
+    if params.mapping_cache_per_flow {
         params.mapping_cache_parts = filled.len().max(1) as u32;
     }
     params.occupied_pages = filled

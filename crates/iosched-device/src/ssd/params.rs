@@ -84,6 +84,9 @@ pub struct SsdParams {
     /// MQSim gives each flow its own whole-size table (its SHARED mode declares the shared table inside the
     /// loop over flows), which `conform=mqsim` follows for the flows of a workload.
     pub mapping_cache_parts: u32,
+    /// Whether a workload's flows each get a mapping cache (`mapping_cache_parts` = the number of flows), as
+    /// MQSim's SHARED mode in effect gives them.
+    pub mapping_cache_per_flow: bool,
     /// Mapping entries one translation page holds.
     pub translation_entries_per_page: u64,
     pub mapping_read_bytes: u64,
@@ -161,7 +164,7 @@ impl SsdParams {
     /// The canonical spec: every setting a key can change, so that it builds the same drive again.
     pub fn describe(&self) -> String {
         if self.preset.starts_with("mqsim:") {
-            return format!("{},seed={}", self.preset, self.seed);
+            return self.preset.clone(); // the file and its settings (its seed is its Seed tag)
         }
         format!(
             "ssd:{},capacity_gib={},op={},precondition={},queue_depth={},trim={},gc={},gc_free_blocks={},\
@@ -223,6 +226,7 @@ fn nvme() -> SsdParams {
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,
+        mapping_cache_per_flow: false,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
@@ -270,6 +274,7 @@ fn netflix() -> SsdParams {
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,
+        mapping_cache_per_flow: false,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
