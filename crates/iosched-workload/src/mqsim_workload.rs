@@ -182,15 +182,14 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
         for (index, node) in scenario.children().filter(|n| n.is_element()).enumerate() {
             let f = Fields { file, doc: &doc, node };
             let occupancy_percent = f.number("Initial_Occupancy_Percentage", 0.0, 100.0)?;
-            let priority = match f.optional("Priority_Class").map(|(v, _)| v.to_ascii_uppercase()).as_deref() {
-                None | Some("HIGH") => Priority::High,
-                Some("URGENT") => Priority::Urgent,
-                Some("MEDIUM") => Priority::Medium,
-                Some("LOW") => Priority::Low,
-                Some(_) => {
-                    f.word("Priority_Class", &["URGENT", "HIGH", "MEDIUM", "LOW"])?;
-                    unreachable!("refused above")
-                }
+            let priority = match f.optional("Priority_Class") {
+                None => Priority::High,
+                Some(_) => match f.word("Priority_Class", &["URGENT", "HIGH", "MEDIUM", "LOW"])?.as_str() {
+                    "URGENT" => Priority::Urgent,
+                    "MEDIUM" => Priority::Medium,
+                    "LOW" => Priority::Low,
+                    _ => Priority::High,
+                },
             };
             let partial_resources = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"]
                 .iter()
