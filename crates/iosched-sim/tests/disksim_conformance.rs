@@ -15,7 +15,6 @@ use iosched_device::hdd::params::Refinements;
 use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_runs};
 use iosched_sim::validate::AccessTimeBuckets;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// DiskSim built from the peers folder, or None (said on stderr) where the peers are absent. Built once per test
@@ -26,18 +25,8 @@ fn disksim() -> Option<PathBuf> {
 }
 
 fn build_disksim() -> Option<PathBuf> {
-    let peers = iosched_test_data::peer("disksim")?;
     let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
-    let script = peers.parent().expect("peers/disksim has a parent").join("build.sh");
-    let out = Command::new("bash").arg(&script).arg(&dest).output().expect("bash runs");
-    assert!(
-        out.status.success(),
-        "{} failed: {}{}",
-        script.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(built_binary(&dest))
+    Some(built_binary(&iosched_test_data::build_peers("disksim", &dest)?))
 }
 
 #[test]

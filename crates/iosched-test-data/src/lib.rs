@@ -63,6 +63,24 @@ pub fn peer(part: &str) -> Option<PathBuf> {
     }
 }
 
+/// Build the reference simulators (../shared/peers/build.sh) into `dest`, for a test that needs `part` of them;
+/// `None`, after [`skip`] says so, where the peers are absent. A failed build fails the test. Call it once per
+/// test process (a `OnceLock`): two builds into one folder would trip over each other.
+pub fn build_peers(part: &str, dest: &Path) -> Option<PathBuf> {
+    let source = peer(part)?;
+    let script = peers_root().join("build.sh");
+    let out = std::process::Command::new("bash").arg(&script).arg(dest).output().expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{} failed (for {}): {}{}",
+        script.display(),
+        source.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dest.to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

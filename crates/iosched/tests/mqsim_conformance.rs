@@ -23,18 +23,8 @@ fn mqsim() -> Option<PathBuf> {
     static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let peers = iosched_test_data::peer("mqsim")?;
             let dest = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("peers");
-            let script = peers.parent().expect("peers/mqsim has a parent").join("build.sh");
-            let out = Command::new("bash").arg(&script).arg(&dest).output().expect("bash runs");
-            assert!(
-                out.status.success(),
-                "{} failed: {}{}",
-                script.display(),
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            Some(dest.join("mqsim/MQSim"))
+            Some(iosched_test_data::build_peers("mqsim", &dest)?.join("mqsim/MQSim"))
         })
         .clone()
 }
