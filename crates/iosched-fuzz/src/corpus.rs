@@ -51,6 +51,7 @@ fn text_samples(target: &str) -> Vec<&'static str> {
         "mqsim-workload" => vec![include_str!("../../iosched-workload/tests/data/mqsim-workload.xml")],
         // A start for when the shared data (and atlas10k.parv in it) is absent.
         "disksim-drive" => vec!["disksim_global Global {\n  Init Seed = 42,\n  Real Seed = 42,\n}\n\nsource atlas10k.diskspecs\n"],
+        "cli" => crate::cli_target::STARTS.to_vec(),
         "hdd-preset" => vec![include_str!("../../iosched-device/presets/hdd/sata7200.toml")],
         "experiment" => vec![include_str!("../../../experiments/geom-sched/experiment.toml")],
         "statdefs" => vec!["Trace access time\nDistribution size: 20\nScale/Equals: 2/1\nStart 0  step 3  grow 0\n\n\

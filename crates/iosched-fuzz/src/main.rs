@@ -1,6 +1,7 @@
 //! `iosched-fuzz [TARGET...] [--seconds N] [--seed S]`: mutation fuzzing of the readers of user files.
 //!
-//! Each target is a reader (the fio job file, each trace format, format detection). The fuzzer starts from a
+//! Each target is a reader (the fio job file, each trace format, format detection, drive and device files, presets,
+//! experiment.toml, the command line through the built binary). The fuzzer starts from a
 //! corpus of valid inputs (built-in samples, plus the files in IOSCHED_TEST_DATA when present), mutates them
 //! (bit flips, interesting numbers, token insertion, line deletion, duplication and splicing between inputs)
 //! and calls the reader. A reader must return its result or an error that names the file; a panic, or one
@@ -10,6 +11,7 @@
 //!
 //! This is a black-box fuzzer (no coverage feedback): it finds what random mutation of real inputs finds.
 
+mod cli_target;
 mod corpus;
 mod mutate;
 mod targets;

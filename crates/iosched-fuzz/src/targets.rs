@@ -207,6 +207,7 @@ macro_rules! trace_targets {
             Target { name: "disksim-drive", run: disksim_drive_target },
             Target { name: "experiment", run: experiment_target },
             Target { name: "mqsim-workload", run: mqsim_workload_target },
+            Target { name: "cli", run: crate::cli_target::run },
             $(Target { name: $name, run: |input| trace_target($format, input) },)*
         ]
     };
