@@ -112,6 +112,8 @@ impl ControlServer {
             }
             Err(e) => return Err(ControlError::Setup(format!("{}: {e}", path.display()))),
         };
+        // An outcome left by an engine that ran here before is not this one's.
+        let _ = std::fs::remove_file(outcome_path(&path));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
             .and_then(|()| listener.set_nonblocking(true))
             .map_err(|e| ControlError::Setup(format!("{}: {e}", path.display())))?;
@@ -130,6 +132,43 @@ impl ControlServer {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Close the socket after leaving `outcome` (how the engine ended) beside it for `destroy`, which waits for
+    /// the socket to go and then reads it: written first, so that it is there when the socket is not.
+    pub fn finish(self, outcome: &Outcome) {
+        let path = outcome_path(&self.path);
+        let temporary = path.with_extension("outcome.new");
+        let text = serde_json::to_string(outcome).expect("an outcome serializes");
+        if std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, &path)).is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        drop(self);
+    }
+}
+
+/// How a mount's engine ended, as its daemon leaves it beside the control socket.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// Every request admitted completed (some perhaps with an I/O error, counted in `errors`).
+    pub ok: bool,
+    pub requests: u64,
+    pub errors: u64,
+    /// Why it failed (empty when ok).
+    pub error: String,
+}
+
+/// Where the outcome of the engine whose socket is `socket` is left.
+pub fn outcome_path(socket: &Path) -> PathBuf {
+    socket.with_extension("outcome")
+}
+
+/// Take (read and remove) the outcome the engine whose socket was `socket` left: None if it left none (it was
+/// killed, or it ended before this build wrote outcomes).
+pub fn take_outcome(socket: &Path) -> Option<Outcome> {
+    let path = outcome_path(socket);
+    let text = std::fs::read_to_string(&path).ok()?;
+    let _ = std::fs::remove_file(&path);
+    serde_json::from_str(&text).ok()
 }
 
 impl Drop for ControlServer {

@@ -182,7 +182,18 @@ struct Engine {
     /// More may arrive through the inlet.
     inlet_open: bool,
     arrival_buf: Vec<Arrival>,
+    /// Live only: since when the policy has held requests with nothing in flight and no timer set.
+    stalled_since_ns: Option<u64>,
 }
+
+/// On a live engine, how long a policy may hold requests with nothing in flight and no timer set (which no later
+/// event can change but an arrival) before they are failed with EIO, so that the programs waiting on them get an
+/// error instead of hanging. Every policy here either dispatches or arms a timer when the device is idle; one that
+/// does neither has a bug, which a simulated run reports as [`SimError::Stalled`] at its end.
+pub const LIVE_STALL_NS: u64 = 1_000_000_000;
+
+/// What a request failed by the engine itself completes with (Linux's EIO).
+const EIO: i32 = 5;
 
 /// Run `workload` through `policy` to `device`.
 pub fn simulate(
@@ -350,6 +361,7 @@ impl Engine {
             inlet: None,
             inlet_open: false,
             arrival_buf: Vec::new(),
+            stalled_since_ns: None,
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -453,6 +465,7 @@ impl Engine {
             }
             self.take_arrivals();
             self.fill_device();
+            self.fail_stalled();
             self.answer_controls();
             // Over once nothing is in flight, no source will wake and the inlet (if any) has closed: whatever a
             // policy still holds then, with no timer to release it, is a stall (reported below). The scan runs
@@ -470,9 +483,43 @@ impl Engine {
                 let poll_at = self.now_ns + POLL_INTERVAL_NS;
                 next = Some(next.map_or(poll_at, |t| t.min(poll_at)));
             }
+            if let Some(since) = self.stalled_since_ns {
+                let give_up_at = since + LIVE_STALL_NS;
+                next = Some(next.map_or(give_up_at, |t| t.min(give_up_at)));
+            }
             self.now_ns = self.device.wait(next).max(self.now_ns);
         }
         self.check_drained()
+    }
+
+    /// Live: a policy that holds requests with the device idle, no timer set and nothing else to wake it has
+    /// stalled; after [`LIVE_STALL_NS`] its requests are taken back and failed with EIO (the policy stays).
+    fn fail_stalled(&mut self) {
+        let stalled = self.in_flight == 0
+            && self.policy.queued() > 0
+            && self.timer_armed_ns.is_none()
+            && self.device.can_accept(self.now_ns);
+        if !stalled {
+            self.stalled_since_ns = None;
+            return;
+        }
+        let since = *self.stalled_since_ns.get_or_insert(self.now_ns);
+        if self.now_ns < since + LIVE_STALL_NS {
+            return;
+        }
+        self.stalled_since_ns = None;
+        let held = self.policy.drain();
+        eprintln!(
+            "iosched: policy {} stalled: it held {} requests for {} s with the device idle and no timer set (a \
+             policy bug); they fail with EIO",
+            self.policy.name(),
+            held.len(),
+            LIVE_STALL_NS / 1_000_000_000
+        );
+        for mut req in held {
+            req.error = EIO;
+            self.finish_request(req, false);
+        }
     }
 
     /// Admit what came through the inlet; each new flow becomes a source of its own.
@@ -741,9 +788,14 @@ impl Engine {
         let mut req = self.slots[completion.tag as usize].take().expect("completion of a tag in flight");
         self.free_tags.push(completion.tag);
         self.in_flight -= 1;
+        req.error = completion.error;
+        self.finish_request(req, true);
+    }
+
+    /// A request is over: at the device (`from_device`), or failed by the engine while a policy held it.
+    fn finish_request(&mut self, mut req: Request, from_device: bool) {
         self.completed += 1;
         req.completed_ns = self.now_ns;
-        req.error = completion.error;
         if let Some(log) = &mut self.log {
             let entry = &mut log[req.id.0 as usize];
             entry.req = req;
@@ -761,7 +813,7 @@ impl Engine {
                 }
                 self.enqueue(next);
             }
-        } else {
+        } else if from_device {
             self.policy.complete(self.now_ns, &req);
         }
         let index = self.flow_source[req.flow.0 as usize];

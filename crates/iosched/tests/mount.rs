@@ -303,12 +303,21 @@ fn destroy_with_requests_in_flight_loses_nothing() {
         .collect();
     std::thread::sleep(Duration::from_millis(100));
     let out = ok(&["destroy", s(&d), "--wait", "30"]);
-    let said = String::from_utf8_lossy(&out.stderr);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!mounted(&d), "destroy left the mount");
     drop(mount);
     for (w, writer) in writers.into_iter().enumerate() {
         writer.join().unwrap().unwrap_or_else(|e| panic!("writer {w} failed during destroy ({said}): {e}"));
     }
+    // What destroy says comes from the engine: every request completed, and how many (at least the 256 writes).
+    let completed: u64 = said
+        .split("every request completed: ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("destroy did not report the engine's count: {said}"));
+    assert!(completed >= 256, "{said}");
+    assert!(!said.contains("I/O error"), "{said}");
     // Every block of every file, in place, in the directory underneath.
     for w in 0..4u64 {
         let bytes = std::fs::read(d.join(format!("w{w}.dat"))).unwrap();
@@ -318,6 +327,26 @@ fn destroy_with_requests_in_flight_loses_nothing() {
             assert!(chunk.chunks(8).all(|word| word == want), "w{w}.dat block {block}");
         }
     }
+}
+
+#[test]
+fn destroy_reports_an_engine_that_failed() {
+    if !cfg!(debug_assertions) || !fuse_available("failing") {
+        return; // the failure switch exists in test builds only
+    }
+    let d = dir("failing");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_iosched"));
+    let out = command.args(["insert", s(&d)]).env("IOSCHED_TEST_FAIL_ENGINE", "1").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mount = Mount(d.clone());
+    std::fs::write(d.join("f"), b"through the mount").unwrap();
+    let out = iosched(&["destroy", s(&d), "--wait", "10"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "a failed engine is a failed destroy: {said}");
+    assert!(said.contains("its engine failed") && said.contains("IOSCHED_TEST_FAIL_ENGINE"), "{said}");
+    assert!(!said.contains("every request completed"), "{said}");
+    assert!(!mounted(&d), "destroy left the mount");
+    drop(mount);
 }
 
 #[test]

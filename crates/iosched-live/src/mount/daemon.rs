@@ -17,7 +17,7 @@ pub use super::fs::CacheMode;
 use super::fs::PassthroughFs;
 use super::pending::MountInlet;
 use crate::buffer::BufferPool;
-use crate::control_socket::{ControlError, ControlServer};
+use crate::control_socket::{ControlError, ControlServer, Outcome};
 use crate::emulate::EmulatedDevice;
 use crate::metrics::MetricsServer;
 use fuser::{MountOption, Session};
@@ -169,19 +169,40 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
     let sim = SimConfig { seed: config.seed, record_log: false };
     let controls = Controls { requests: Some(engine_control), stop: None };
     let served = iosched_sim::serve(inlet, config.policy, device, &sim, controls);
-    match served {
-        Ok(output) => {
-            let session_result =
-                session_thread.join().map_err(|_| MountError::Engine("the file system thread panicked".into()))?;
-            drop(server);
-            session_result.map_err(|e| MountError::Engine(format!("reading FUSE requests: {e}")))?;
-            Ok(output.result)
-        }
+    let ended = match served {
+        Ok(output) => match session_thread.join() {
+            Err(_) => Err(MountError::Engine("the file system thread panicked".into())),
+            Ok(Err(e)) => Err(MountError::Engine(format!("reading FUSE requests: {e}"))),
+            Ok(Ok(())) => Ok(output.result),
+        },
         Err(e) => {
             // Leave nothing mounted that no one serves; exiting then aborts the FUSE connection.
             let _ = detach(&mountpoint);
             Err(MountError::Engine(e.to_string()))
         }
+    };
+    // A test build can be made to report a failed engine, so that the tests show `destroy` tells the outcome
+    // rather than assuming success (a release build ignores the variable).
+    let ended = match ended {
+        Ok(_) if cfg!(debug_assertions) && std::env::var_os("IOSCHED_TEST_FAIL_ENGINE").is_some() => {
+            Err(MountError::Engine("failed on purpose (IOSCHED_TEST_FAIL_ENGINE)".into()))
+        }
+        other => other,
+    };
+    server.finish(&outcome(&ended));
+    ended
+}
+
+/// What `destroy` is told of how the engine ended.
+fn outcome(ended: &Result<RunResult, MountError>) -> Outcome {
+    match ended {
+        Ok(result) => Outcome {
+            ok: true,
+            requests: result.requests_completed,
+            errors: result.jobs.iter().flat_map(|j| j.directions.iter().chain([&j.flushes])).map(|d| d.errors).sum(),
+            error: String::new(),
+        },
+        Err(e) => Outcome { ok: false, requests: 0, errors: 0, error: e.to_string() },
     }
 }
 

@@ -195,10 +195,37 @@ pub fn destroy(args: &DestroyArgs) -> Result<(), CliError> {
             if open_files == 1 { "is" } else { "are" },
             if open_files == 1 { "it" } else { "them" },
         );
-    } else {
-        eprintln!("iosched: {} is removed; every request completed", path.display());
+        return Ok(());
     }
-    Ok(())
+    // Gone: the daemon left how its engine ended beside the socket just before removing it.
+    match control_socket::take_outcome(&socket) {
+        Some(o) if o.ok => {
+            let failed = match o.errors {
+                0 => String::new(),
+                n => format!(
+                    " ({} of them with an I/O error, which its program was given)",
+                    plural(n, "request", "requests")
+                ),
+            };
+            eprintln!(
+                "iosched: {} is removed; every request completed: {}{failed}",
+                path.display(),
+                plural(o.requests, "request", "requests")
+            );
+            Ok(())
+        }
+        Some(o) => Err(CliError::Failed(format!(
+            "{} is removed, but its engine failed: {} (the daemon's log is {})",
+            path.display(),
+            o.error,
+            socket.with_extension("log").display()
+        ))),
+        None => Err(CliError::Failed(format!(
+            "{} is removed, but its daemon ended without saying how (was it killed?); the daemon's log is {}",
+            path.display(),
+            socket.with_extension("log").display()
+        ))),
+    }
 }
 
 fn detach_dead(path: &Path) -> Result<(), CliError> {
