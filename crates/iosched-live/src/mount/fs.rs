@@ -101,6 +101,47 @@ fn component(name: &OsStr) -> Result<CString, i32> {
     cstring(bytes)
 }
 
+/// The flags a program's open becomes underneath: O_DIRECT only in [`CacheMode::Direct`], always there; no
+/// creation flags (a create adds its own: [`create_flags`]).
+fn flags_underneath(cache: CacheMode, flags: i32) -> i32 {
+    let flags = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOCTTY);
+    match cache {
+        CacheMode::Direct => flags | libc::O_DIRECT,
+        CacheMode::Auto | CacheMode::Kernel => flags & !libc::O_DIRECT,
+    }
+}
+
+/// A program's create(2) underneath: its open flags, and O_EXCL when it asked for it (the kernel's lookup before a
+/// create can race another creator; only the create underneath can tell).
+fn create_flags(cache: CacheMode, flags: i32) -> i32 {
+    flags_underneath(cache, flags) | (flags & libc::O_EXCL)
+}
+
+/// Create (or, without O_EXCL in `flags`, open) `name` under `parent_fd`, never through a symbolic link; where
+/// O_DIRECT is refused, buffered.
+fn create_underneath(parent_fd: RawFd, name: &std::ffi::CStr, flags: i32, mode: u32) -> Result<OwnedFd, i32> {
+    let open = |flags: i32| {
+        // SAFETY: a valid C string relative to a descriptor the caller owns.
+        unsafe {
+            libc::openat(
+                parent_fd,
+                name.as_ptr(),
+                flags | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                mode as libc::c_uint,
+            )
+        }
+    };
+    let mut fd = open(flags);
+    if fd < 0 && errno() == libc::EINVAL && flags & libc::O_DIRECT != 0 {
+        fd = open(flags & !libc::O_DIRECT);
+    }
+    if fd < 0 {
+        return Err(errno());
+    }
+    // SAFETY: a new descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
 fn proc_path(fd: RawFd) -> CString {
     CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL in a number")
 }
@@ -268,13 +309,8 @@ impl PassthroughFs {
         }
     }
 
-    /// The flags a program's open becomes underneath: O_DIRECT only in [`CacheMode::Direct`], always there.
     fn flags_underneath(&self, flags: i32) -> i32 {
-        let flags = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_NOCTTY);
-        match self.cache {
-            CacheMode::Direct => flags | libc::O_DIRECT,
-            CacheMode::Auto | CacheMode::Kernel => flags & !libc::O_DIRECT,
-        }
+        flags_underneath(self.cache, flags)
     }
 
     /// Keep `fd` as an open handle of the regular file `node`.
@@ -592,27 +628,7 @@ impl Filesystem for PassthroughFs {
         let r = (|| {
             let c = component(name)?;
             let parent_fd = self.node_fd(parent)?;
-            let flags = self.flags_underneath(flags);
-            let open = |flags: i32| {
-                // SAFETY: a valid C string relative to a descriptor we own.
-                unsafe {
-                    libc::openat(
-                        parent_fd,
-                        c.as_ptr(),
-                        flags | libc::O_CREAT | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-                        (mode & !umask) as libc::c_uint,
-                    )
-                }
-            };
-            let mut fd = open(flags);
-            if fd < 0 && errno() == libc::EINVAL && flags & libc::O_DIRECT != 0 {
-                fd = open(flags & !libc::O_DIRECT);
-            }
-            if fd < 0 {
-                return Err(errno());
-            }
-            // SAFETY: a new descriptor we own.
-            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            let fd = create_underneath(parent_fd, &c, create_flags(self.cache, flags), mode & !umask)?;
             let a = self.look(parent, name)?;
             let fh = self.add_handle(a.ino, fd)?;
             Ok((a, fh))
@@ -780,5 +796,31 @@ impl Filesystem for PassthroughFs {
         // SAFETY: a descriptor we own.
         let r = unsafe { libc::fallocate(handle.fd.as_raw_fd(), mode, offset, length) };
         reply_empty(reply, ok_or_errno(r));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exclusive_create_of_a_name_that_exists_fails_underneath() {
+        let dir = std::env::temp_dir().join(format!("iosched-fs-excl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("there"), b"someone else's").unwrap();
+        let parent = std::fs::File::open(&dir).unwrap();
+        let there = CString::new("there").unwrap();
+        for cache in [CacheMode::Auto, CacheMode::Direct, CacheMode::Kernel] {
+            let exclusive = create_flags(cache, libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL);
+            let r = create_underneath(parent.as_raw_fd(), &there, exclusive, 0o644);
+            assert_eq!(r.err(), Some(libc::EEXIST), "{cache:?}: O_EXCL on an existing name");
+            // Without O_EXCL the existing file is opened, as open(2) does.
+            let plain = create_flags(cache, libc::O_WRONLY | libc::O_CREAT);
+            assert!(create_underneath(parent.as_raw_fd(), &there, plain, 0o644).is_ok(), "{cache:?}");
+            let new = CString::new(format!("new-{cache:?}")).unwrap();
+            assert!(create_underneath(parent.as_raw_fd(), &new, exclusive, 0o644).is_ok(), "{cache:?}");
+        }
+        assert_eq!(std::fs::read(dir.join("there")).unwrap(), b"someone else's", "nothing truncated it");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
