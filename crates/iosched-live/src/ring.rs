@@ -32,7 +32,17 @@ pub(crate) struct Ring {
     pub(crate) enters: u64,
     /// Submissions the kernel refused for now (EAGAIN, ENOMEM) and that were retried.
     pub(crate) transient_errors: u64,
+    /// io_uring_enter failed in a way that is not temporary: the ring can take and give nothing more, and its
+    /// devices fail what they had in flight and everything submitted after ([`Ring::failed`]).
+    failed: Option<std::io::Error>,
+    /// Errors the next enters return instead of entering (unit tests of the error paths).
+    #[cfg(test)]
+    pub(crate) injected: Vec<i32>,
 }
+
+/// What a request on a ring that has failed completes with (the ring's own error goes to the log: a program
+/// given, say, EINVAL for its write would look for the fault in its own arguments).
+pub(crate) const RING_FAILED_ERRNO: i32 = libc::EIO;
 
 impl Ring {
     /// A ring with room for `entries` entries in flight (timeouts included).
@@ -56,6 +66,9 @@ impl Ring {
             opened: Instant::now(),
             enters: 0,
             transient_errors: 0,
+            failed: None,
+            #[cfg(test)]
+            injected: Vec::new(),
         })
     }
 
@@ -64,11 +77,21 @@ impl Ring {
         self.opened.elapsed().as_nanos() as u64
     }
 
-    /// Put an entry on the ring (its user_data below `u64::MAX`), handing a batch to the kernel every four.
+    /// Whether the ring has failed for good: then every request its device had in flight, or is given, completes
+    /// with [`RING_FAILED_ERRNO`] (the device checks after each reap), and the process goes on.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
+    /// Put an entry on the ring (its user_data below `u64::MAX`), handing a batch to the kernel every four. On a
+    /// failed ring the entry is dropped (its device fails the request).
     pub(crate) fn push(&mut self, entry: squeue::Entry) {
         // SAFETY: the caller keeps the buffers the entry points at until its completion is reaped.
-        while unsafe { self.ring.submission().push(&entry) }.is_err() {
+        while self.failed.is_none() && unsafe { self.ring.submission().push(&entry) }.is_err() {
             self.enter(0, None);
+        }
+        if self.failed.is_some() {
+            return;
         }
         self.unsubmitted += 1;
         // Hand entries to the kernel four at a time rather than all at the next wait: requests reach the device
@@ -76,6 +99,12 @@ impl Ring {
         if self.unsubmitted >= SUBMIT_BATCH {
             self.enter(0, None);
         }
+    }
+
+    /// A completion as if the kernel had posted it (unit tests of what devices make of odd ones).
+    #[cfg(test)]
+    pub(crate) fn inject_completion(&mut self, user_data: u64, result: i32) {
+        self.overflow.push((user_data, result));
     }
 
     /// Every completion read so far (user_data, result), timeouts left out.
@@ -97,7 +126,14 @@ impl Ring {
 
     /// Hand pushed entries to the kernel and wait for at least `want` completions, or until `timeout`.
     fn enter(&mut self, want: usize, timeout: Option<Duration>) {
+        if self.failed.is_some() {
+            return;
+        }
         self.enters += 1;
+        #[cfg(test)]
+        if let Some(errno) = self.injected.pop() {
+            return self.entered(Err(std::io::Error::from_raw_os_error(errno)));
+        }
         let result = match timeout {
             Some(t) => {
                 let ts = types::Timespec::new().sec(t.as_secs()).nsec(t.subsec_nanos());
@@ -106,6 +142,11 @@ impl Ring {
             }
             None => self.ring.submit_and_wait(want),
         };
+        self.entered(result);
+    }
+
+    /// What an io_uring_enter's result means for the ring.
+    fn entered(&mut self, result: std::io::Result<usize>) {
         match result {
             Ok(_) => {
                 self.unsubmitted = 0;
@@ -131,13 +172,25 @@ impl Ring {
                 self.overflow = taken;
                 std::thread::sleep(Duration::from_micros(100));
             }
-            Err(e) => panic!("io_uring_enter failed on {}: {e}", self.label),
+            // Anything else (EBADF, EFAULT, EINVAL, EOPNOTSUPP, ...) leaves the ring unusable, not the process:
+            // the requests on it fail and the engine goes on, so that programs get an error rather than a hang.
+            Err(e) => {
+                eprintln!(
+                    "iosched: io_uring_enter failed on {}: {e}; the requests on it, and every later one, fail with {}",
+                    self.label,
+                    std::io::Error::from_raw_os_error(RING_FAILED_ERRNO)
+                );
+                self.failed = Some(e);
+            }
         }
     }
 
     /// Hand pushed entries to the kernel and let it post what has completed (deferred completion work runs only
     /// in an enter asking for events), without waiting.
     pub(crate) fn poll_completions(&mut self) {
+        if self.failed.is_some() {
+            return;
+        }
         self.enters += 1;
         const IORING_ENTER_GETEVENTS: u32 = 1;
         // SAFETY: no argument is passed; the entries pushed are valid until their completions are reaped.
@@ -161,6 +214,9 @@ impl Ring {
         // SAFETY: the timespec is kept in timer_specs until the kernel has read it at submission.
         while unsafe { self.ring.submission().push(&entry) }.is_err() {
             self.enter(0, None);
+            if self.failed.is_some() {
+                return;
+            }
         }
         // Kept only once the entry is on the ring: an enter() above clears the specs already submitted, and the
         // box keeps this one's address when it moves into the vector.
@@ -174,6 +230,16 @@ impl Ring {
     /// completions are already waiting to be collected (then only hand over what was pushed), `in_flight` that
     /// some entry may still complete (else a timed wait sleeps). Returns the clock.
     pub(crate) fn wait(&mut self, until_ns: Option<u64>, ready: bool, in_flight: bool) -> u64 {
+        if self.failed.is_some() {
+            // Nothing can complete: the device has failed what it had; a wait is a nap (at most 1 ms, so that a
+            // mount still sees arrivals, which it fails).
+            let now = self.clock_ns();
+            let until = until_ns.unwrap_or(u64::MAX).min(now + 1_000_000);
+            if !ready && until > now {
+                std::thread::sleep(Duration::from_nanos(until - now));
+            }
+            return self.clock_ns();
+        }
         if ready || self.has_completions() {
             if self.unsubmitted > 0 {
                 self.enter(0, None);

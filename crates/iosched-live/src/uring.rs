@@ -7,10 +7,12 @@
 //!
 //! The clock is the monotonic time since the device was opened, in ns: the engine's time 0 is the open.
 //! A request that fails, or reads or writes fewer bytes than asked (past the end of a block device), completes
-//! alone with its errno (EIO for a short transfer) and is counted; the others go on.
+//! alone with its errno (EIO for a short transfer) and is counted; the others go on. If the ring itself fails
+//! (io_uring_enter refuses for good), every request on it and every later one completes with EIO; the process
+//! goes on.
 
 use crate::buffer::AlignedBuf;
-use crate::ring::Ring;
+use crate::ring::{Ring, RING_FAILED_ERRNO};
 use io_uring::{opcode, types};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
@@ -43,6 +45,8 @@ struct Counters {
     completed: u64,
     errors: u64,
     short_transfers: u64,
+    /// Completions for a tag not in flight: a bug of iosched's or the kernel's, reported and counted.
+    unknown_completions: u64,
 }
 
 pub struct UringDevice {
@@ -117,7 +121,11 @@ impl UringDevice {
         self.ring.reap(|user_data, result| {
             let tag = user_data as u32;
             let Some(req) = in_flight.get_mut(tag as usize).and_then(Option::take) else {
-                return; // not one of ours (cannot happen: every entry carries a tag in flight)
+                counters.unknown_completions += 1;
+                eprintln!(
+                    "iosched: a completion (result {result}) for entry {user_data:#x}, which is not in flight; ignored"
+                );
+                return;
             };
             let error = if result < 0 {
                 -result
@@ -133,6 +141,16 @@ impl UringDevice {
             counters.completed += 1;
             ready.push(Completion { tag, error });
         });
+        if self.ring.failed() {
+            // Nothing more will come off the ring: what it still had fails (the ring's error is in the log).
+            for (tag, slot) in self.in_flight.iter_mut().enumerate() {
+                if slot.take().is_some() {
+                    self.counters.errors += 1;
+                    self.counters.completed += 1;
+                    self.ready.push(Completion { tag: tag as u32, error: RING_FAILED_ERRNO });
+                }
+            }
+        }
     }
 }
 
@@ -199,6 +217,8 @@ impl Device for UringDevice {
             ("completed".to_string(), StatValue::Count(c.completed)),
             ("errors".to_string(), StatValue::Count(c.errors)),
             ("short_transfers".to_string(), StatValue::Count(c.short_transfers)),
+            ("unknown_completions".to_string(), StatValue::Count(c.unknown_completions)),
+            ("ring_transient_errors".to_string(), StatValue::Count(self.ring.transient_errors)),
             ("ring_enters".to_string(), StatValue::Count(self.ring.enters)),
         ]
     }
@@ -221,5 +241,93 @@ impl Device for UringDevice {
 fn fill_pattern(buf: &mut [u8], offset_bytes: u64) {
     for (i, word) in buf.chunks_exact_mut(8).enumerate() {
         word.copy_from_slice(&(offset_bytes + 8 * i as u64).to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("iosched-uring-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
+        path
+    }
+
+    /// The device on a 1 MiB file, or None (said loudly) where the kernel refuses io_uring.
+    fn open(name: &str) -> Option<UringDevice> {
+        match UringDevice::open(&temp_file(name), 8, false) {
+            Ok(device) => Some(device),
+            Err(e @ OpenError::Ring { .. }) => {
+                iosched_test_data::skip(&e.to_string());
+                None
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn stat(device: &UringDevice, name: &str) -> u64 {
+        match device.stats().into_iter().find(|(n, _)| n == name) {
+            Some((_, StatValue::Count(n))) => n,
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+
+    /// Submit reads on tags 0..n and collect completions until every one is in (or 5 s pass).
+    fn read_all(device: &mut UringDevice, n: u32) -> Vec<Completion> {
+        let now = device.wait(Some(0));
+        for tag in 0..n {
+            device.submit(now, tag, &Request::new(u64::from(tag), Op::Read, u64::from(tag) * 4096, 4096, 0));
+        }
+        let mut got = Vec::new();
+        let started = std::time::Instant::now();
+        while got.len() < n as usize && started.elapsed().as_secs() < 5 {
+            let now = device.wait(Some(device.clock_ns() + 10_000_000));
+            device.advance(now, &mut got);
+        }
+        got.sort_by_key(|c| c.tag);
+        got
+    }
+
+    #[test]
+    fn a_ring_short_of_memory_for_now_retries_and_loses_nothing() {
+        let Some(mut device) = open("transient") else { return };
+        device.ring.injected = vec![libc::ENOMEM, libc::EAGAIN, libc::EAGAIN];
+        let got = read_all(&mut device, 8);
+        assert_eq!(
+            got.iter().map(|c| (c.tag, c.error)).collect::<Vec<_>>(),
+            (0..8).map(|t| (t, 0)).collect::<Vec<_>>()
+        );
+        assert_eq!(stat(&device, "ring_transient_errors"), 3);
+    }
+
+    #[test]
+    fn a_failed_ring_fails_its_requests_and_not_the_process() {
+        let Some(mut device) = open("failed") else { return };
+        device.ring.injected = vec![libc::EBADFD];
+        let got = read_all(&mut device, 8);
+        assert_eq!(got.len(), 8, "every request completes once: {got:?}");
+        assert!(got.iter().all(|c| c.error == libc::EIO), "{got:?}");
+        // Later requests fail at once too; waiting does not block.
+        let got = read_all(&mut device, 3);
+        assert_eq!(
+            got.iter().map(|c| (c.tag, c.error)).collect::<Vec<_>>(),
+            (0..3).map(|t| (t, libc::EIO)).collect::<Vec<_>>()
+        );
+        assert_eq!(stat(&device, "errors"), 11);
+    }
+
+    #[test]
+    fn a_completion_for_a_tag_not_in_flight_is_counted_not_taken_for_a_request() {
+        let Some(mut device) = open("unknown") else { return };
+        device.ring.inject_completion(5, 4096);
+        let mut got = Vec::new();
+        let now = device.wait(Some(0));
+        device.advance(now, &mut got);
+        assert!(got.is_empty(), "{got:?}");
+        assert_eq!(stat(&device, "unknown_completions"), 1);
+        assert_eq!(read_all(&mut device, 2).iter().map(|c| c.error).collect::<Vec<_>>(), vec![0, 0]);
     }
 }

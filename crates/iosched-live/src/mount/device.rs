@@ -15,7 +15,7 @@ use super::doorbell::Doorbell;
 use super::pending::{IoTable, Work};
 use crate::buffer::BufferPool;
 use crate::emulate::RealDevice;
-use crate::ring::Ring;
+use crate::ring::{Ring, RING_FAILED_ERRNO};
 use io_uring::{opcode, types};
 use iosched_core::policy::StatValue;
 use iosched_core::request::Request;
@@ -101,6 +101,20 @@ impl MountDevice {
             completed += 1;
             ready.push(Completion { tag, error });
         });
+        if self.ring.failed() {
+            // Nothing more will come off the ring: what it still had fails (the ring's error is in the log).
+            let mut table = table.lock().expect("the I/O table's users do not panic");
+            for (tag, slot) in tags.iter_mut().enumerate() {
+                if let Some(id) = slot.take() {
+                    if let Some(io) = table.get_mut(&id) {
+                        io.result = -RING_FAILED_ERRNO;
+                    }
+                    errors += 1;
+                    completed += 1;
+                    ready.push(Completion { tag: tag as u32, error: RING_FAILED_ERRNO });
+                }
+            }
+        }
         self.errors += errors;
         self.completed += completed;
         if completed > 0 {
