@@ -6,6 +6,13 @@
 //! - no request is overtaken by more later arrivals than the policy's stated bound;
 //! - the same seed gives byte-identical JSON;
 //! - switching policies under load loses nothing and keeps the barriers.
+//!
+//! Policies that promise no bound in requests overtaken still promise bounds in time, checked on one-class
+//! workloads without flushes (class priority is strict by design, and a flush holds everything by design):
+//! - the device is never left idle while a policy holds requests for longer than the policy's own idle limit
+//!   (slice_idle, antic_expire, wait_ms, a limiter's refill; 0 for the work-conserving ones);
+//! - deadline: once a request's deadline has passed and no older request of its direction is waiting, it goes
+//!   within the batch in progress plus the batches the read preference may put first.
 
 use iosched_core::policy::{Policy, WaitBound};
 use iosched_core::registry::{self, PolicyInfo};
@@ -107,6 +114,118 @@ fn configurations() -> Vec<(String, Factory)> {
     out
 }
 
+/// The adversary's requests in one class (best effort, levels kept) and without flushes.
+fn one_class(adv: &Adversary) -> Adversary {
+    let requests = adv
+        .requests
+        .iter()
+        .filter(|r| r.op != Op::Flush)
+        .map(|r| TimedIo { class: IoClass::Be, ..*r })
+        .collect();
+    Adversary { requests, device: adv.device.clone() }
+}
+
+/// The longest a policy may leave the device idle while it holds requests, from its tunables (ns). A policy new to
+/// the registry must say here what its limit is.
+fn idle_limit_ns(policy: &dyn Policy, rotational: bool) -> u64 {
+    let number = |name: &str| -> u64 {
+        let text = policy.tunable(name).unwrap_or_else(|e| panic!("{}: {e}", policy.name()));
+        text.parse().unwrap_or_else(|_| panic!("{}: {name} = {text} is not a number", policy.name()))
+    };
+    const MS: u64 = 1_000_000;
+    match policy.name() {
+        "noop" | "elevator" | "deadline" | "kyber" => 0,
+        "as" => number("antic_expire") * MS,
+        // cfq idles only on rotational devices (as Linux's, which sets slice_idle to 0 on the others).
+        "cfq" if !rotational => 0,
+        "cfq" | "bfq" => number("slice_idle") * MS,
+        "rr" => number("wait_ms") * MS,
+        // A limiter holds a class until its budget refills: at most one tick, or the time its current lets one
+        // request through (an IOPS limit: one request; a bandwidth limit: the adversary's largest, 128 KiB);
+        // trims held for trim_goal go after trim_ticks.
+        "cam" => {
+            let tick_ns = 1_000_000_000 / number("quanta");
+            let mut limit_ns = number("trim_ticks") * MS;
+            for class in ["read", "write", "trim"] {
+                let current = number(&format!("{class}.current"));
+                let refill_ns = match policy.tunable(&format!("{class}.limiter")).unwrap().as_str() {
+                    "iops" if current > 0 => 1_000_000_000 / current,
+                    "bandwidth" if current > 0 => 128 * 1024 * 1_000_000 / current,
+                    _ => 0,
+                };
+                limit_ns = limit_ns.max(refill_ns + tick_ns);
+            }
+            limit_ns
+        }
+        other => panic!("policy {other}: add its idle limit to idle_limit_ns"),
+    }
+}
+
+/// The longest time the device was idle (nothing in flight) while the policy held at least one request.
+fn longest_idle_with_work_ns(log: &[LogEntry]) -> u64 {
+    // (time, order at equal times: completions, then arrivals, then dispatches, delta in flight, delta waiting)
+    let mut events: Vec<(u64, u8, i64, i64)> = Vec::with_capacity(3 * log.len());
+    for e in log {
+        events.push((e.req.queued_ns, 1, 0, 1));
+        events.push((e.req.dispatched_ns, 2, 1, -1));
+        events.push((e.req.completed_ns, 0, -1, 0));
+    }
+    events.sort_unstable_by_key(|&(t, order, _, _)| (t, order));
+    let (mut in_flight, mut waiting, mut idle_since, mut longest) = (0i64, 0i64, None, 0u64);
+    for (t, _, flight, wait) in events {
+        in_flight += flight;
+        waiting += wait;
+        match (in_flight == 0 && waiting > 0, idle_since) {
+            (true, None) => idle_since = Some(t),
+            (false, Some(since)) => {
+                longest = longest.max(t - since);
+                idle_since = None;
+            }
+            _ => {}
+        }
+    }
+    longest
+}
+
+/// deadline: the most requests dispatched between the moment a request is both expired and the oldest of its
+/// direction still waiting, and its own dispatch; and the bound the batches allow for it (None: none, reads when
+/// writes_starved is 0 and writes are always chosen first). On a device that takes one request at a time.
+fn deadline_worst_after_expiry(policy: &dyn Policy, log: &[LogEntry]) -> Option<(u64, u64, u64)> {
+    let number = |name: &str| -> u64 { policy.tunable(name).unwrap().parse().unwrap() };
+    let (batch, starved) = (number("fifo_batch"), number("writes_starved"));
+    let expire_ns = [number("read_expire") * 1_000_000, number("write_expire") * 1_000_000];
+    let is_read = |e: &LogEntry| e.req.op == Op::Read;
+    let mut worst: Option<(u64, u64, u64)> = None;
+    for r in log {
+        let read = is_read(r);
+        let bound = if read {
+            if starved == 0 {
+                continue;
+            }
+            2 * batch
+        } else {
+            (starved + 1) * batch
+        };
+        let deadline_ns = r.req.queued_ns + expire_ns[!read as usize];
+        let older_same_direction = |y: &LogEntry| is_read(y) == read && y.enqueue_seq < r.enqueue_seq;
+        let oldest_from_ns =
+            log.iter().filter(|y| older_same_direction(y)).map(|y| y.req.dispatched_ns).fold(deadline_ns, u64::max);
+        if oldest_from_ns >= r.req.dispatched_ns {
+            continue; // dispatched before it was both expired and the oldest
+        }
+        let before = log
+            .iter()
+            .filter(|y| {
+                y.dispatch_seq < r.dispatch_seq && y.req.dispatched_ns >= oldest_from_ns && !older_same_direction(y)
+            })
+            .count() as u64;
+        if worst.is_none_or(|(w, b, _)| before * b > w * bound) {
+            worst = Some((before, bound, r.req.id.0));
+        }
+    }
+    worst
+}
+
 fn run(adv: &Adversary, policy: Box<dyn Policy>, switches: Vec<PolicySwitch>) -> iosched_sim::SimOutput {
     let mut workload = Workload::default();
     workload.add_timed("adversary", adv.requests.clone());
@@ -177,6 +296,47 @@ proptest! {
     }
 
     #[test]
+    fn every_policy_keeps_its_bounds_in_time(adv in adversary()) {
+        let calm = one_class(&adv);
+        prop_assume!(!calm.requests.is_empty());
+        for (label, make) in configurations() {
+            let policy = make();
+            let limit_ns = idle_limit_ns(policy.as_ref(), calm.device.starts_with("hdd"));
+            let out = run(&calm, policy, Vec::new());
+            let idle_ns = longest_idle_with_work_ns(&out.log);
+            prop_assert!(
+                idle_ns <= limit_ns,
+                "{}: the device sat idle for {} ns with requests waiting; the policy's limit is {} ns",
+                label, idle_ns, limit_ns
+            );
+        }
+    }
+
+    #[test]
+    fn deadline_serves_an_expired_request_within_the_batches_it_allows(adv in adversary()) {
+        let mut calm = one_class(&adv);
+        prop_assume!(!calm.requests.is_empty());
+        // One request at a time, so that dispatch order is service order.
+        calm.device = if calm.device.starts_with("hdd") {
+            "hdd:sata7200,queue_depth=1".to_string()
+        } else {
+            calm.device.split(",queue_depth=").next().unwrap().to_string() + ",queue_depth=1"
+        };
+        for (label, make) in configurations().into_iter().filter(|(l, _)| l.starts_with("deadline")) {
+            let policy = make();
+            let probe = make();
+            let out = run(&calm, policy, Vec::new());
+            if let Some((before, bound, id)) = deadline_worst_after_expiry(probe.as_ref(), &out.log) {
+                prop_assert!(
+                    before <= bound,
+                    "{}: request {} went after {} others once expired and oldest; the batches allow {}",
+                    label, id, before, bound
+                );
+            }
+        }
+    }
+
+    #[test]
     fn switching_policies_under_load_loses_nothing(
         adv in adversary(),
         plan in prop::collection::vec((0u64..3_000_000, 0usize..64), 1..6),
@@ -242,4 +402,44 @@ fn the_bound_check_catches_a_policy_that_breaks_it() {
     limited.set_tunable("batch", "4").unwrap();
     let bounded = run(&adv, limited, Vec::new());
     assert!(max_overtakes(&bounded.log) <= 4);
+}
+
+#[test]
+fn the_time_checks_catch_a_policy_that_breaks_them() {
+    // A read far ahead (R), behind a sweep of 50 reads just ahead of the head: the elevator without a batch limit
+    // serves the sweep first, long after R's 1 ms deadline; deadline serves R within its batches.
+    let first = TimedIo {
+        at_ns: 0,
+        op: Op::Read,
+        offset_bytes: 0,
+        len_bytes: 4096,
+        stream: 0,
+        class: IoClass::Be,
+        level: 4,
+        sync: true,
+    };
+    let mut requests = vec![first, TimedIo { at_ns: 1, offset_bytes: 1 << 30, stream: 1, ..first }];
+    for i in 0..50u64 {
+        requests.push(TimedIo { at_ns: 2 + i, offset_bytes: 4096 * (i + 1), stream: 2, ..first });
+    }
+    let adv = Adversary { requests, device: "simple,latency_us=1000,queue_depth=1".to_string() };
+    let make_deadline = || registry::create_with("deadline", [("read_expire", "1"), ("fifo_batch", "4")]).unwrap();
+    let elevator = run(&adv, registry::create("elevator").unwrap(), Vec::new());
+    let (before, bound, id) = deadline_worst_after_expiry(make_deadline().as_ref(), &elevator.log).unwrap();
+    assert!(before > bound, "the elevator's order breaks deadline's promise: request {id}, {before} > {bound}");
+    let deadline = run(&adv, make_deadline(), Vec::new());
+    let (before, bound, id) = deadline_worst_after_expiry(make_deadline().as_ref(), &deadline.log).unwrap();
+    assert!(before <= bound, "deadline keeps it: request {id}, {before} <= {bound}");
+
+    // rr idles for its wait_ms after each request of the queue in service: the idle check sees 10 ms, over the
+    // limit of a policy that does not idle.
+    let stream: Vec<TimedIo> = (0..20u64)
+        .map(|i| TimedIo { at_ns: i * 3_000_000, offset_bytes: i << 20, stream: (i % 2) as u32, ..first })
+        .collect();
+    let adv = Adversary { requests: stream, device: "hdd:sata7200,queue_depth=1".to_string() };
+    let rr = run(&adv, registry::create("rr").unwrap(), Vec::new());
+    let idle_ns = longest_idle_with_work_ns(&rr.log);
+    assert!(idle_ns > 0 && idle_ns <= 10_000_000, "rr idled {idle_ns} ns (wait_ms 10)");
+    let noop = run(&adv, registry::create("noop").unwrap(), Vec::new());
+    assert_eq!(longest_idle_with_work_ns(&noop.log), 0);
 }
