@@ -17,8 +17,10 @@
 //!   depth, mq-deadline's default).
 //!
 //! Not modelled: front_merges is a tunable for compatibility but has no effect, since iosched's engines do not
-//! merge requests. Bound: none in requests overtaken (a request waits at most about its expire time plus a
-//! batch, a bound in time), so `wait_bound` is unbounded.
+//! merge requests. Bound: none in requests overtaken, so `wait_bound` is unbounded; in time, within its class, a
+//! request that has expired and is the oldest of its direction goes within 2 x fifo_batch dispatches (a read:
+//! the batch in progress and one forced write batch; none if writes_starved is 0, when writes always go first)
+//! or (writes_starved + 1) x fifo_batch (a write), as tests/policy_properties.rs checks.
 //!
 //! Cost: O(log n) per enqueue and dispatch (a [`SortedFifo`] per class and direction).
 
