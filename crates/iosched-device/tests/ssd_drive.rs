@@ -54,8 +54,10 @@ fn netflix_fresh_reaches_its_data_sheet_rates() {
     let (end, _) = closed_loop(dev.as_mut(), start, 32, n, |i| Request::new(i, Op::Read, i * bs, bs, 0));
     let read = mb_per_s(n * bs, end - start);
     eprintln!("netflix fresh: 128 KiB QD32 write {write:.0} MB/s, read {read:.0} MB/s");
-    assert!((write / 400.0 - 1.0).abs() <= 0.10, "write {write} MB/s");
-    assert!((read / 300.0 - 1.0).abs() <= 0.10, "read {read} MB/s");
+    // The data sheet's rates, which the preset's channel and program times give exactly (no seed enters: the
+    // requests are sequential); 1 % is the rounding of those times, not noise.
+    assert!((write / 400.0 - 1.0).abs() <= 0.01, "write {write} MB/s");
+    assert!((read / 300.0 - 1.0).abs() <= 0.01, "read {read} MB/s");
 }
 
 /// Mean latency of 4 KiB random reads at QD16, with or without a 128 KiB sequential write stream mixed in

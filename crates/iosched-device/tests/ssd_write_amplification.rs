@@ -26,12 +26,16 @@ fn steady_state_wa(op: f64, policy: GcPolicy) -> f64 {
 
 #[test]
 fn greedy_write_amplification_follows_the_lambert_w_formula() {
-    for op in [0.07, 0.28, 1.0] {
+    // (op, the WA reached, its noise): the regression bound is the figure reached plus twice its noise, measured
+    // as the spread (max - min) of the WA over the overwrites' seeds 1-8 (7.232-7.246, 2.4204-2.4236,
+    // 1.2405-1.2428). The requirement is the formula within 10 %.
+    for (op, reached, noise) in [(0.07, 7.2446, 0.0145), (0.28, 2.4233, 0.0033), (1.0, 1.2421, 0.0023)] {
         let formula = lambert_w_write_amplification(op);
         let got = steady_state_wa(op, GcPolicy::Greedy);
         let ratio = got / formula;
         eprintln!("op {op}: WA {got:.3}, formula {formula:.3}, ratio {ratio:.3}");
         assert!((ratio - 1.0).abs() <= 0.10, "op {op}: WA {got:.3} vs formula {formula:.3}");
+        assert!((got - reached).abs() <= 2.0 * noise, "op {op}: WA {got:.4}, {reached} was reached");
     }
 }
 

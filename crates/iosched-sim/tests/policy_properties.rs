@@ -116,12 +116,8 @@ fn configurations() -> Vec<(String, Factory)> {
 
 /// The adversary's requests in one class (best effort, levels kept) and without flushes.
 fn one_class(adv: &Adversary) -> Adversary {
-    let requests = adv
-        .requests
-        .iter()
-        .filter(|r| r.op != Op::Flush)
-        .map(|r| TimedIo { class: IoClass::Be, ..*r })
-        .collect();
+    let requests =
+        adv.requests.iter().filter(|r| r.op != Op::Flush).map(|r| TimedIo { class: IoClass::Be, ..*r }).collect();
     Adversary { requests, device: adv.device.clone() }
 }
 
