@@ -194,11 +194,102 @@ fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() 
         assert_bad_input(&["sim", f.to_str().unwrap()], "numbers.fio:3:");
     }
     // Traces, with the line.
-    for (format, line) in [("mqsim", "0 0 nan 8 1"), ("mqsim", "0 0 1 -8 1"), ("disksim-validate", "R Miss 1 8 inf 1")]
-    {
+    for (format, line) in [
+        ("mqsim", "0 0 nan 8 1"),
+        ("mqsim", "0 0 1 -8 1"),
+        ("disksim-validate", "R Miss 1 8 inf 1"),
+        ("msr", "128166385295514663,hm,0,Read,-4096,4096,10"),
+        ("msr", "128166385295514663,hm,0,Read,1e300,4096,10"),
+        ("spc", "0,303567,nan,r,0.0"),
+        ("spc", "0,303567,4096,r,inf"),
+        ("disksim", "-1.0 0 1000 8 1"),
+        ("blkparse", "  8,0  1  1  nan  12  Q  R 100 + 8 [a]"),
+        ("alibaba", "3,R,0,-4096,1577808000000000"),
+        ("tencent", "1538323200,2048,-8,1,1283"),
+    ] {
         let f = job_file("numbers.trace", &format!("{line}\n"));
         assert_bad_input(&["sim", "--trace", f.to_str().unwrap(), "--format", format], "numbers.trace:1:");
     }
+    let values = ["nan", "inf", "-1", "1e300"];
+    // Hard-disk presets, with the line.
+    let preset = include_str!("../../iosched-device/presets/hdd/sata7200.toml");
+    for v in values {
+        let text: String = preset
+            .lines()
+            .map(|l| if l.starts_with("head_switch_ms") { format!("head_switch_ms = {v}\n") } else { format!("{l}\n") })
+            .collect();
+        let f = job_file("numbers.toml", &text);
+        let spec = format!("hdd:{}", f.display());
+        assert_bad_input(&["sim", good, "--device", &spec], "numbers.toml:29: head_switch_ms: expected 0 to 100000 ms");
+    }
+    // MQSim's device and workload files, with the line.
+    let device = include_str!("../../iosched-device/tests/data/mqsim-ssdconfig.xml");
+    let workload = include_str!("../../iosched-workload/tests/data/mqsim-workload.xml");
+    for v in values {
+        let text = replace_element(device, "Page_Read_Latency_LSB", v);
+        let f = job_file("numbers-device.xml", &text);
+        let spec = format!("mqsim:{}", f.display());
+        assert_bad_input(&["sim", good, "--device", &spec], "numbers-device.xml:52: <Page_Read_Latency_LSB>: expected");
+        let text = replace_element(workload, "Average_Request_Size", v);
+        let f = job_file("numbers-workload.xml", &text);
+        assert_bad_input(
+            &["sim", "--mqsim-workload", f.to_str().unwrap()],
+            "numbers-workload.xml:20: <Average_Request_Size>: expected",
+        );
+    }
+    // DiskSim drive files, with the line (from the shared data: atlas10k and the files it sources).
+    if let Some(data) = iosched_test_data::dir("disksim") {
+        let dir = std::env::temp_dir().join(format!("iosched-cli-{}-numbers-disksim", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for ext in ["parv", "diskspecs", "model", "seek"] {
+            std::fs::copy(data.join(format!("atlas10k.{ext}")), dir.join(format!("atlas10k.{ext}"))).unwrap();
+        }
+        let specs = std::fs::read_to_string(data.join("atlas10k.diskspecs")).unwrap();
+        let key = "Read completion overhead = 0.000000";
+        let line = specs.lines().position(|l| l.contains(key)).unwrap() + 1;
+        for v in values {
+            std::fs::write(
+                dir.join("atlas10k.diskspecs"),
+                specs.replace(key, &format!("Read completion overhead = {v}")),
+            )
+            .unwrap();
+            let spec = format!("disksim:{}", dir.join("atlas10k.parv").display());
+            assert_bad_input(
+                &["sim", good, "--device", &spec],
+                &format!("atlas10k.diskspecs:{line}: Read completion overhead: expected"),
+            );
+        }
+    }
+    // experiment.toml, with the line.
+    let experiment = include_str!("../../../experiments/netflix-fill/experiment.toml");
+    for v in values {
+        let dir = std::env::temp_dir().join(format!("iosched-cli-{}-numbers-experiment", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in
+            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/netflix-fill")).unwrap()
+        {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let text: String = experiment
+            .lines()
+            .map(|l| if l.starts_with("fill_starts_s") { format!("fill_starts_s = {v}\n") } else { format!("{l}\n") })
+            .collect();
+        std::fs::write(dir.join("experiment.toml"), text).unwrap();
+        let line = experiment.lines().position(|l| l.starts_with("fill_starts_s")).unwrap() + 1;
+        assert_bad_input(
+            &["experiment", dir.to_str().unwrap()],
+            &format!("experiment.toml:{line}: measure: fill_starts_s expects seconds"),
+        );
+    }
+}
+
+/// `text` with the first <tag>...</tag> holding `value`.
+fn replace_element(text: &str, tag: &str, value: &str) -> String {
+    let open = format!("<{tag}>");
+    let start = text.find(&open).unwrap() + open.len();
+    let end = start + text[start..].find('<').unwrap();
+    format!("{}{value}{}", &text[..start], &text[end..])
 }
 
 #[test]

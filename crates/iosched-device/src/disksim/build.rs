@@ -166,6 +166,13 @@ fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamErr
         .ok_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into()))
 }
 
+/// The longest time a drive file may give (ms): 100 s, far above any real drive's, so that every product of times
+/// stays far from overflowing the simulator's ns clock.
+const MS_MAX: f64 = 100_000.0;
+
+/// The largest sector count (skews, offsets, water marks) a drive file may give.
+const SECTORS_MAX: f64 = 1e9;
+
 pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let mut warnings = Vec::new();
     let disk = find_disk(file, parv)?;
@@ -213,10 +220,10 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             first_cylinder: z.int("First cylinder number", 0, i32::MAX as i64)? as u32,
             last_cylinder: last,
             sectors_per_track: z.int("Blocks per track", 1, 1 << 20)? as u32,
-            first_block_offset_sectors: z.number_or("Offset of first block", 0.0)?,
+            first_block_offset_sectors: z.number_in_or("Offset of first block", 0.0, SECTORS_MAX, "sectors", 0.0)?,
             deadspace_sectors: z.int_or("Empty space at zone front", 0, i64::MAX, 0)? as u64,
-            track_skew_sectors: z.number_or("Skew for track switch", 0.0)?,
-            cylinder_skew_sectors: z.number_or("Skew for cylinder switch", 0.0)?,
+            track_skew_sectors: z.number_in_or("Skew for track switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
+            cylinder_skew_sectors: z.number_in_or("Skew for cylinder switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
             spares: z.int_or("Number of spares", 0, i64::MAX, 0)? as u64,
             slips: z.int_list("slips", 0, i64::MAX)?.into_iter().map(|v| v as u64).collect(),
             defects: defects.chunks(2).map(|p| (p[0] as u64, p[1] as u64)).collect(),
@@ -255,16 +262,16 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     }
     let (seek_type, seek_loc) = mech.word("Seek type")?;
     let seek = match seek_type {
-        "constant" => SeekCurve::Constant { ms: mech.number("Average seek time")? },
+        "constant" => SeekCurve::Constant { ms: mech.number_in("Average seek time", 0.0, MS_MAX, "ms")? },
         "linear" => SeekCurve::Linear {
-            single_ms: mech.number("Single cylinder seek time")?,
-            full_ms: mech.number("Full strobe seek time")?,
+            single_ms: mech.number_in("Single cylinder seek time", 0.0, MS_MAX, "ms")?,
+            full_ms: mech.number_in("Full strobe seek time", 0.0, MS_MAX, "ms")?,
             cylinders,
         },
         "curve" => SeekCurve::lee(
-            mech.number("Single cylinder seek time")?,
-            mech.number("Average seek time")?,
-            mech.number("Full strobe seek time")?,
+            mech.number_in("Single cylinder seek time", 0.0, MS_MAX, "ms")?,
+            mech.number_in("Average seek time", 0.0, MS_MAX, "ms")?,
+            mech.number_in("Full strobe seek time", 0.0, MS_MAX, "ms")?,
             cylinders,
         ),
         "hpl" | "hplplus10" => {
@@ -293,10 +300,10 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     if !(rpm > 0.0 && rpm < 1e6) {
         return Err(err(
             &mech.get("Rotation speed (in rpms)").expect("read above").loc,
-            format!("Rotation speed (in rpms): expected a speed above 0, found {rpm}"),
+            format!("Rotation speed (in rpms): expected above 0 and below 1e6, found {rpm:e}"),
         ));
     }
-    let rpm_error = mech.number_or("Percent error in rpms", 0.0)?;
+    let rpm_error = mech.number_in_or("Percent error in rpms", -100.0, 100.0, "%", 0.0)?;
     if rpm_error != 0.0 {
         warnings.push(format!(
             "{}: Percent error in rpms = {rpm_error} is not modelled; the nominal speed is used",
@@ -305,8 +312,9 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     }
 
     // Overheads, bus, cache.
-    let scale = disk.number_or("Time scale for overheads", 1.0)?;
-    let ms = |key: &str| -> Result<f64, ParamError> { Ok(disk.number_or(key, 0.0)? * MS * scale) };
+    let scale = disk.number_in_or("Time scale for overheads", 0.0, 1000.0, "times", 1.0)?;
+    let ms =
+        |key: &str| -> Result<f64, ParamError> { Ok(disk.number_in_or(key, 0.0, MS_MAX, "ms", 0.0)? * MS * scale) };
     let overheads = Overheads {
         read_hit_after_read_ns: ms("Read hit over. after read")?,
         read_hit_after_write_ns: ms("Read hit over. after write")?,
@@ -339,17 +347,17 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         },
     };
     // The disk's bulk transfer time, bounded below by the slowest instantiated bus on its path.
-    let bulk_ms = disk.number_or("Bulk sector transfer time", 0.0)?;
+    let bulk_ms = disk.number_in_or("Bulk sector transfer time", 0.0, MS_MAX, "ms", 0.0)?;
     let (mut bus_read_ms, mut bus_write_ms) = (bulk_ms, bulk_ms);
     // Where the read time in force is set, for the warning below.
     let key_loc = |b: &Block, key: &str| b.get(key).map_or_else(|| b.loc.clone(), |v| v.loc.clone());
     let mut bus_read_loc = key_loc(disk, "Bulk sector transfer time");
     for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
-        let read_ms = b.number_or("Read block transfer time", 0.0)?;
+        let read_ms = b.number_in_or("Read block transfer time", 0.0, MS_MAX, "ms", 0.0)?;
         if read_ms > bus_read_ms {
             (bus_read_ms, bus_read_loc) = (read_ms, key_loc(b, "Read block transfer time"));
         }
-        bus_write_ms = bus_write_ms.max(b.number_or("Write block transfer time", 0.0)?);
+        bus_write_ms = bus_write_ms.max(b.number_in_or("Write block transfer time", 0.0, MS_MAX, "ms", 0.0)?);
     }
     // The model paces a read's bus transfer block by block behind the media. That is DiskSim's behaviour only
     // while the bus is the slower of the two (as on the three validated drives shipped in ../shared/data); a
@@ -364,9 +372,11 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
              0, disconnects and reselects: not modelled"
         ));
     }
-    let read_watermark = disk.number_or("High (read) water mark", 0.0)?;
+    let read_watermark =
+        disk.number_in_or("High (read) water mark", 0.0, SECTORS_MAX, "(a fraction or blocks)", 0.0)?;
     let read_watermark_of_request = disk.int_or("Set watermark by reqsize", 0, 1, 1)? == 1;
-    let write_watermark = disk.number_or("Low (write) water mark", 0.0)?;
+    let write_watermark =
+        disk.number_in_or("Low (write) water mark", 0.0, SECTORS_MAX, "(a fraction or blocks)", 0.0)?;
     let segments = disk.int_or("Number of buffer segments", 1, 1 << 16, 1)? as u32;
     let segment_blocks = disk.int_or("Segment size (in blks)", 1, 1 << 30, 256)? as u64;
     let cache = CacheParams {
@@ -395,8 +405,10 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             name: format!("disksim:{}", parv.display()),
             layout,
             seek,
-            head_switch_ns: mech.number("Head switch time")? * MS,
-            write_settle_ns: mech.number_or("Add. write settling delay", 0.0)? * MS,
+            head_switch_ns: mech.number_in("Head switch time", 0.0, MS_MAX, "ms")? * MS,
+            // Negative in two of DiskSim's validated drives (dec_rz26, -0.483 ms): the settling the head switch
+            // already includes, taken back.
+            write_settle_ns: mech.number_in_or("Add. write settling delay", -MS_MAX, MS_MAX, "ms", 0.0)? * MS,
             rpm,
             bus_read_ns_per_block: bus_read_ms * MS,
             bus_write_ns_per_block: bus_write_ms * MS,
@@ -421,7 +433,8 @@ fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
     items
         .iter()
         .map(|i| match i.value {
-            Value::Number(n) => Ok(n),
+            Value::Number(n) if n.is_finite() && n.abs() <= SECTORS_MAX => Ok(n),
+            Value::Number(n) => Err(err(&i.loc, format!("{key}: expected numbers from -1e9 to 1e9, found {n:e}"))),
             ref other => Err(err(&i.loc, format!("{key}: expected numbers, found {}", other.describe()))),
         })
         .collect()

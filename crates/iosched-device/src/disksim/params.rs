@@ -427,6 +427,22 @@ impl Block {
         self.get(key).map_or(Ok(default), |_| self.number(key))
     }
 
+    /// A number within `min..=max` (`unit` says what it measures, in the error): NaN, infinities and numbers out
+    /// of range are refused with the line they are on.
+    pub fn number_in(&self, key: &str, min: f64, max: f64, unit: &str) -> Result<f64, ParamError> {
+        let n = self.number(key)?;
+        if n.is_finite() && n >= min && n <= max {
+            return Ok(n);
+        }
+        let loc = self.get(key).map(|v| v.loc.clone()).unwrap_or(self.loc.clone());
+        let found = if n.abs() >= 1e9 { format!("{n:e}") } else { n.to_string() };
+        Err(ParamError { location: loc, message: format!("{key}: expected {min} to {max} {unit}, found {found}") })
+    }
+
+    pub fn number_in_or(&self, key: &str, min: f64, max: f64, unit: &str, default: f64) -> Result<f64, ParamError> {
+        self.get(key).map_or(Ok(default), |_| self.number_in(key, min, max, unit))
+    }
+
     /// An integer within `min..=max`.
     pub fn int(&self, key: &str, min: i64, max: i64) -> Result<i64, ParamError> {
         let n = self.number(key)?;

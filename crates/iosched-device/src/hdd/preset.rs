@@ -80,7 +80,9 @@ pub fn from_toml(text: &str, source: &str) -> Result<HddParams, String> {
             return Ok(());
         }
         let at = line_of(text, key).map_or(source.to_string(), |line| format!("{source}:{line}"));
-        Err(format!("{at}: {key}: expected {min} to {max} {unit}, found {value}"))
+        // Far-out values in exponent form, so that 1e300 is not printed as 301 digits.
+        let found = if value.is_finite() && value.abs() >= 1e9 { format!("{value:e}") } else { value.to_string() };
+        Err(format!("{at}: {key}: expected {min} to {max} {unit}, found {found}"))
     };
     in_range("rpm", p.rpm, 1.0, 1e6, "revolutions a minute")?;
     in_range("bus_mb_per_s", p.bus_mb_per_s, 1e-3, 1e6, "MB/s")?;

@@ -146,7 +146,10 @@ impl Files<'_> {
 pub fn load(name: &str, files: Files) -> Result<Experiment, String> {
     let (text, shown) = files.read("experiment.toml")?;
     let description: DescriptionFile = toml::from_str(&text).map_err(|e| format!("{shown}: {}", one_line(&e)))?;
-    check(&description).map_err(|e| format!("{shown}: {e}"))?;
+    check(&description).map_err(|f| match line_of(&text, &f.near).filter(|_| !f.near.is_empty()) {
+        Some(line) => format!("{shown}:{line}: {}", f.message),
+        None => format!("{shown}: {}", f.message),
+    })?;
     let mut cases = Vec::new();
     for entry in &description.cases {
         let mut jobs = Vec::new();
@@ -202,37 +205,69 @@ fn one_line(e: &toml::de::Error) -> String {
     }
 }
 
-fn check(d: &DescriptionFile) -> Result<(), String> {
+/// What `check` found wrong, and a piece of the file's text that locates it (spaces ignored): the line it is on
+/// is named in the error.
+struct Fault {
+    near: String,
+    message: String,
+}
+
+fn fault(near: impl Into<String>, message: String) -> Fault {
+    Fault { near: near.into(), message }
+}
+
+/// The line (from 1) whose text, without spaces, contains `near` without spaces; the first one.
+fn line_of(text: &str, near: &str) -> Option<usize> {
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let near = squeeze(near);
+    text.lines().position(|l| squeeze(l).contains(&near)).map(|i| i + 1)
+}
+
+/// Most time an experiment's measure may name: a day, far past any run, so that no product of it overflows.
+const MEASURE_SECONDS_MAX: f64 = 86_400.0;
+
+fn check(d: &DescriptionFile) -> Result<(), Fault> {
     if d.policies.is_empty() {
-        return Err("expected at least one [[policy]]".into());
+        return Err(fault("", "expected at least one [[policy]]".into()));
     }
     if d.cases.is_empty() {
-        return Err("expected at least one [[case]]".into());
+        return Err(fault("", "expected at least one [[case]]".into()));
     }
     for (i, p) in d.policies.iter().enumerate() {
+        let at = format!("label = \"{}\"", p.label);
         if d.policies[..i].iter().any(|q| q.label == p.label) {
-            return Err(format!("policy label '{}' appears twice; labels name the results", p.label));
+            return Err(fault(at, format!("policy label '{}' appears twice; labels name the results", p.label)));
         }
         if let Some(bad) = p.set.iter().find(|s| !s.contains('=')) {
-            return Err(format!("policy '{}': set expects \"key=value\" strings, found '{bad}'", p.label));
+            return Err(fault(at, format!("policy '{}': set expects \"key=value\" strings, found '{bad}'", p.label)));
         }
         iosched_core::registry::create_with(p.policy_name(), p.settings())
-            .map_err(|e| format!("policy '{}': {e}", p.label))?;
+            .map_err(|e| fault(at, format!("policy '{}': {e}", p.label)))?;
     }
     for (i, c) in d.cases.iter().enumerate() {
+        let at = format!("name = \"{}\"", c.name);
         if d.cases[..i].iter().any(|o| o.name == c.name) {
-            return Err(format!("case '{}' appears twice", c.name));
+            return Err(fault(at, format!("case '{}' appears twice", c.name)));
         }
         if c.jobs.is_empty() {
-            return Err(format!("case '{}': expected at least one job file in jobs", c.name));
+            return Err(fault(at, format!("case '{}': expected at least one job file in jobs", c.name)));
         }
     }
     match &d.measure {
-        Measure::NetflixFill { fill_starts_s, .. } if !(fill_starts_s.is_finite() && *fill_starts_s > 0.0) => {
-            Err(format!("measure: fill_starts_s expects seconds above 0, found {fill_starts_s}"))
+        Measure::NetflixFill { fill_starts_s, .. }
+            if !(fill_starts_s.is_finite() && *fill_starts_s > 0.0 && *fill_starts_s <= MEASURE_SECONDS_MAX) =>
+        {
+            let found =
+                if fill_starts_s.abs() >= 1e9 { format!("{fill_starts_s:e}") } else { fill_starts_s.to_string() };
+            Err(fault(
+                "fill_starts_s",
+                format!(
+                    "measure: fill_starts_s expects seconds above 0 and at most {MEASURE_SECONDS_MAX}, found {found}"
+                ),
+            ))
         }
         Measure::BfqStartup { idle_case, .. } if !d.cases.iter().any(|c| &c.name == idle_case) => {
-            Err(format!("measure: idle_case '{idle_case}' is not one of the cases"))
+            Err(fault("idle_case", format!("measure: idle_case '{idle_case}' is not one of the cases")))
         }
         _ => Ok(()),
     }
