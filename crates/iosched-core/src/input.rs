@@ -1,5 +1,5 @@
-//! Where user input came from, and the error every reader of user files gives: the file, the line (0 for the
-//! file as a whole) and what was expected. Job files, traces and drive files all report through this.
+//! Where user input came from, and the error every reader of user files gives: the file, the line (none said
+//! for the file as a whole) and what was expected. Job files, traces and drive files all report through this.
 
 use std::fmt;
 use std::path::Path;
@@ -23,8 +23,12 @@ impl Location {
 }
 
 impl fmt::Display for Location {
+    /// `FILE:LINE`, or `FILE` alone for the file as a whole (a line 0 would send an editor nowhere).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.file, self.line)
+        match self.line {
+            0 => write!(f, "{}", self.file),
+            line => write!(f, "{}:{line}", self.file),
+        }
     }
 }
 
@@ -70,7 +74,7 @@ mod tests {
         let e = InputError::new(Location::new("a.fio", 3), "expected a size");
         assert_eq!(e.to_string(), "a.fio:3: expected a size");
         let missing = read_text(Path::new("/nonexistent/x"), "trace").unwrap_err().to_string();
-        assert!(missing.starts_with("/nonexistent/x:0: cannot read trace: "), "{missing}");
+        assert!(missing.starts_with("/nonexistent/x: cannot read trace: "), "{missing}");
         let dir = std::env::temp_dir().join(format!("iosched-input-{}", std::process::id()));
         std::fs::write(&dir, [b'a', 0xff, b'b']).unwrap();
         let bad = read_text(&dir, "job file").unwrap_err().to_string();

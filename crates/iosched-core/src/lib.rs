@@ -19,6 +19,7 @@ pub mod results;
 pub mod rng;
 pub mod snapshot;
 pub mod stats;
+pub mod suggest;
 pub mod tunable;
 pub mod units;
 

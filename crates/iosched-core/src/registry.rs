@@ -117,10 +117,12 @@ static POLICIES: &[PolicyInfo] = &[
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown policy '{name}' (known: {known})")]
+#[error("unknown policy '{name}'{hint} (known: {known})")]
 pub struct UnknownPolicy {
     pub name: String,
     pub known: String,
+    /// "; did you mean 'X'?" when a known name is near.
+    pub hint: String,
 }
 
 /// Every registered policy, in a stable order.
@@ -133,6 +135,7 @@ pub fn info(name: &str) -> Result<&'static PolicyInfo, UnknownPolicy> {
     POLICIES.iter().find(|p| p.name == name).ok_or_else(|| UnknownPolicy {
         name: name.to_string(),
         known: POLICIES.iter().map(|p| p.name).collect::<Vec<_>>().join(", "),
+        hint: crate::suggest::did_you_mean(name, POLICIES.iter().map(|p| p.name)),
     })
 }
 

@@ -33,8 +33,8 @@ pub struct TunableSpec {
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum TunableError {
-    #[error("unknown tunable '{name}' for policy {policy} (it has: {known})")]
-    Unknown { policy: String, name: String, known: String },
+    #[error("unknown tunable '{name}' for policy {policy}{hint} (it has: {known})")]
+    Unknown { policy: String, name: String, known: String, hint: String },
     #[error("invalid value '{value}' for {name}: expected {expected}")]
     Invalid { name: String, value: String, expected: String },
 }
@@ -92,6 +92,7 @@ pub fn unknown(policy: &str, specs: &[TunableSpec], name: &str) -> TunableError 
     TunableError::Unknown {
         policy: policy.to_string(),
         name: name.to_string(),
+        hint: crate::suggest::did_you_mean(name, specs.iter().map(|s| s.name)),
         known: if specs.is_empty() {
             "no tunables".to_string()
         } else {

@@ -7,6 +7,7 @@ use crate::device::Device;
 use crate::hdd::disk::Hdd;
 use crate::hdd::params::{HddParams, Refinements};
 use crate::simple::{SimpleDevice, SimpleParams};
+use iosched_core::suggest::did_you_mean;
 use iosched_core::units;
 use std::path::Path;
 use thiserror::Error;
@@ -66,7 +67,10 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         ("mqsim", None) => Err(err("mqsim needs a device file: mqsim:ssdconfig.xml[,Tag=value...]".to_string())),
         ("ssd", None) => Err(err(format!("ssd needs a preset: ssd:NAME ({})", crate::ssd::params::PRESETS.join(", ")))),
         ("", _) => Err(err("empty spec; expected a kind such as 'simple'".to_string())),
-        (other, _) => Err(err(format!("unknown device kind '{other}'; {available}"))),
+        (other, _) => {
+            let hint = did_you_mean(other, ["simple", "hdd", "disksim", "ssd", "mqsim"]);
+            Err(err(format!("unknown device kind '{other}'{hint}; {available}")))
+        }
     }
 }
 
@@ -185,7 +189,8 @@ fn simple_params(pairs: &[(&str, &str)]) -> Result<SimpleParams, String> {
             }
             _ => {
                 let known: Vec<&str> = SIMPLE_KEYS.iter().map(|(k, _)| *k).collect();
-                return Err(format!("unknown key '{key}' for simple (keys: {})", known.join(", ")));
+                let hint = did_you_mean(key, known.iter().copied());
+                return Err(format!("unknown key '{key}' for simple{hint} (keys: {})", known.join(", ")));
             }
         }
     }
@@ -206,8 +211,10 @@ pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<
                 let on = choice(other, value, &[("1", true), ("0", false), ("on", true), ("off", false)]);
                 if !params.refinements.set(other, on.clone().unwrap_or(false)) {
                     let refinements: Vec<&str> = Refinements::KEYS.iter().map(|(k, _)| *k).collect();
+                    let hint =
+                        did_you_mean(other, ["queue_depth", "conform"].into_iter().chain(refinements.iter().copied()));
                     return Err(format!(
-                        "unknown key '{other}' for a hard disk (keys: queue_depth, conform=disksim|refined, {})",
+                        "unknown key '{other}' for a hard disk{hint} (keys: queue_depth, conform=disksim|refined, {})",
                         refinements.join(", ")
                     ));
                 }

@@ -125,8 +125,8 @@ fn strings(cells: &[&str]) -> Vec<String> {
     cells.iter().map(|s| s.to_string()).collect()
 }
 
-fn seed_says_of<'a>(exp: &'a Experiment, policy: &str) -> &'a str {
-    exp.description.policies.iter().find(|p| p.label == policy).and_then(|p| p.seed_says.as_deref()).unwrap_or("")
+fn wrapped(out: &mut String, text: &str, first: &str, rest: &str) {
+    out.push_str(&crate::table::wrap(text, first, rest));
 }
 
 /// The readable report.
@@ -136,15 +136,25 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
     let _ = writeln!(out, "{}", d.title);
     let _ = writeln!(out, "from {}", d.source);
     let _ = writeln!(out, "device {}, seed {}", d.device, d.seed);
-    for line in d.about.trim().lines() {
-        let _ = writeln!(out, "  {line}");
+    for paragraph in d.about.trim().split("\n\n") {
+        wrapped(&mut out, paragraph, "  ", "  ");
+    }
+    // What the seed says of each policy, once (a column repeated it beside every case, and made tables wider than
+    // a terminal).
+    let said: Vec<&iosched_sim::experiment::PolicyEntry> =
+        d.policies.iter().filter(|p| p.seed_says.is_some()).collect();
+    if !said.is_empty() {
+        let _ = writeln!(out, "the seed on the policies:");
+        for p in said {
+            wrapped(&mut out, &format!("{}: {}", p.label, p.seed_says.as_deref().unwrap_or_default()), "  ", "    ");
+        }
     }
     match &d.measure {
         Measure::GeomSched { stream, interactive } => {
             for case in &exp.cases {
                 let _ = writeln!(out, "\n{}  ({})", case.entry.name, case.entry.jobs.join(" + "));
                 if let Some(s) = &case.entry.seed_says {
-                    let _ = writeln!(out, "  seed: {s}");
+                    wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
                 let mut rows = vec![strings(&[
                     "policy",
@@ -166,12 +176,12 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
         Measure::NetflixFill { fill_starts_s, .. } => {
             let _ = writeln!(
                 out,
-                "\nread latency (ms) before the fill (0-{fill_starts_s} s) and during it; the fill's write rate"
+                "\nread latency (ms) before the fill (pre: 0-{fill_starts_s} s) and during it; the fill's write rate"
             );
             for case in &exp.cases {
                 let _ = writeln!(out, "\n{}  ({})", case.entry.name, case.entry.jobs.join(" + "));
                 if let Some(s) = &case.entry.seed_says {
-                    let _ = writeln!(out, "  seed: {s}");
+                    wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
                 let noop_write = runs_of(outcome, &case.entry.name).find(|r| r.policy == "noop").and_then(|r| match r
                     .measures
@@ -182,15 +192,14 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 });
                 let mut rows = vec![strings(&[
                     "policy",
-                    "mean before",
-                    "p99 before",
-                    "mean during",
-                    "p99 during",
-                    "p99.9 during",
-                    "max during",
+                    "pre mean",
+                    "pre p99",
+                    "mean",
+                    "p99",
+                    "p99.9",
+                    "max",
                     "p99 rise",
                     "write MB/s",
-                    "seed",
                 ])];
                 for r in runs_of(outcome, &case.entry.name) {
                     let Metrics::NetflixFill {
@@ -222,7 +231,6 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                         f2(read_max_ms_during),
                         format!("{:.1}x", read_p99_ms_during / read_p99_ms_before.max(1e-9)),
                         write,
-                        seed_says_of(exp, &r.policy).to_string(),
                     ]);
                 }
                 indent(&mut out, &columns(&rows));
@@ -234,9 +242,9 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
             for case in exp.cases.iter().filter(|c| &c.entry.name != idle_case) {
                 let _ = writeln!(out, "\nbackground: {}  ({})", case.entry.name, case.entry.jobs.join(" + "));
                 if let Some(s) = &case.entry.seed_says {
-                    let _ = writeln!(out, "  seed: {s}");
+                    wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
-                let mut rows = vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s", "seed"])];
+                let mut rows = vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s"])];
                 for r in runs_of(outcome, &case.entry.name) {
                     let Metrics::BfqStartup { startup_s, aggregate_mb_per_s } = r.measures.metrics else { continue };
                     rows.push(vec![
@@ -244,7 +252,6 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                         f2(startup_s),
                         idle.map_or("-".into(), |i| format!("{:.1}x", startup_s / i.max(1e-9))),
                         f1(aggregate_mb_per_s),
-                        seed_says_of(exp, &r.policy).to_string(),
                     ]);
                 }
                 indent(&mut out, &columns(&rows));
@@ -252,10 +259,10 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
         }
         Measure::Dbload { seed_order } => {
             let _ = writeln!(out);
-            let mut rows = vec![strings(&["policy", "load s", "seed"])];
+            let mut rows = vec![strings(&["policy", "load s"])];
             for r in &outcome.runs {
                 let Metrics::Dbload { load_s } = r.measures.metrics else { continue };
-                rows.push(vec![r.policy.clone(), f1(load_s), seed_says_of(exp, &r.policy).to_string()]);
+                rows.push(vec![r.policy.clone(), f1(load_s)]);
             }
             indent(&mut out, &columns(&rows));
             let ours: Vec<String> = load_order(outcome).into_iter().map(|(p, _)| p).collect();
@@ -264,12 +271,13 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 Some(false) => "does not hold",
                 None => "cannot be checked (not every policy of it ran)",
             };
-            let _ = writeln!(
-                out,
-                "\nseed's order, fastest first: {}; iosched's: {}; the seed's order {verdict}.",
+            let _ = writeln!(out);
+            let verdict_line = format!(
+                "seed's order, fastest first: {}; iosched's: {}; the seed's order {verdict}.",
                 seed_order.join(", "),
                 ours.join(", ")
             );
+            wrapped(&mut out, &verdict_line, "", "  ");
         }
     }
     out

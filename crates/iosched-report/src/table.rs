@@ -5,8 +5,57 @@ use iosched_core::results::RunResult;
 use iosched_core::units;
 use std::fmt::Write;
 
+/// The widest line of a table.
+pub const TABLE_COLUMNS: usize = 100;
+
+/// Longest job name in the table (cut with '~'; the JSON has the whole name).
+const JOB_NAME_WIDTH: usize = 16;
+
 fn ms(ns: u64) -> String {
-    format!("{:.3}", units::ns_to_ms(ns))
+    ms_of(units::ns_to_ms(ns))
+}
+
+/// Milliseconds to four significant digits (three decimals below 1 ms, none from 1000 ms): every latency column
+/// stays narrow enough for the table to fit 100 columns.
+fn ms_of(x: f64) -> String {
+    let decimals = match x.abs() {
+        a if a < 10.0 => 3,
+        a if a < 100.0 => 2,
+        a if a < 1000.0 => 1,
+        _ => 0,
+    };
+    format!("{x:.decimals$}")
+}
+
+/// `text` wrapped at word boundaries into lines of at most [`TABLE_COLUMNS`], the first after `first`, the others
+/// after `rest` (a word longer than a line stands alone); each line ends in a newline.
+pub fn wrap(text: &str, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        if !empty && line.chars().count() + 1 + word.chars().count() > TABLE_COLUMNS {
+            let _ = writeln!(out, "{line}");
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    let _ = writeln!(out, "{line}");
+    out
+}
+
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width - 1).collect();
+    out.push('~');
+    out
 }
 
 fn stat(v: &StatValue) -> String {
@@ -23,7 +72,7 @@ pub fn render(run: &RunResult) -> String {
     if !run.policy_tunables.is_empty() {
         wrap_pairs(&mut out, "      ", run.policy_tunables.iter().map(|(k, v)| format!("{k}={v}")));
     }
-    let _ = writeln!(out, "device  {}", run.device);
+    wrap_spec(&mut out, "device ", &run.device);
     let _ = writeln!(
         out,
         "run     {} requests completed of {} submitted in {:.3} s of {} time, seed {}",
@@ -33,7 +82,7 @@ pub fn render(run: &RunResult) -> String {
         if run.real_time { "real" } else { "simulated" },
         run.seed
     );
-    let header = ["job", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "wait ms"];
+    let header = ["job", "flow", "dir", "IOPS", "MB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "wait ms"];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for job in &run.jobs {
         for (dir, name) in ["read", "write", "trim"].iter().enumerate() {
@@ -42,30 +91,32 @@ pub fn render(run: &RunResult) -> String {
                 continue;
             }
             rows.push(vec![
-                job.name.clone(),
+                cut(&job.name, JOB_NAME_WIDTH),
+                job.flow.to_string(),
                 name.to_string(),
                 format!("{:.1}", job.iops(dir)),
                 format!("{:.2}", job.bw_bytes_per_s(dir) / 1e6),
-                format!("{:.3}", d.total.mean_ns / 1e6),
+                ms_of(d.total.mean_ns / 1e6),
                 ms(d.total.at(50.0).unwrap_or(0)),
                 ms(d.total.at(99.0).unwrap_or(0)),
                 ms(d.total.at(99.9).unwrap_or(0)),
                 ms(d.total.max_ns),
-                format!("{:.3}", d.queue_wait.mean_ns / 1e6),
+                ms_of(d.queue_wait.mean_ns / 1e6),
             ]);
         }
         if job.flushes.ios > 0 {
             rows.push(vec![
-                job.name.clone(),
+                cut(&job.name, JOB_NAME_WIDTH),
+                job.flow.to_string(),
                 "flush".to_string(),
                 String::new(),
                 String::new(),
-                format!("{:.3}", job.flushes.total.mean_ns / 1e6),
+                ms_of(job.flushes.total.mean_ns / 1e6),
                 ms(job.flushes.total.at(50.0).unwrap_or(0)),
                 ms(job.flushes.total.at(99.0).unwrap_or(0)),
                 ms(job.flushes.total.at(99.9).unwrap_or(0)),
                 ms(job.flushes.total.max_ns),
-                format!("{:.3}", job.flushes.queue_wait.mean_ns / 1e6),
+                ms_of(job.flushes.queue_wait.mean_ns / 1e6),
             ]);
         }
     }
@@ -81,9 +132,24 @@ pub fn render(run: &RunResult) -> String {
     out
 }
 
-/// `label  k=v k=v ...`, wrapped at 120 columns with continuation lines indented under the first pair.
+/// `label spec`, a device spec wrapped after its commas at [`TABLE_COLUMNS`].
+fn wrap_spec(out: &mut String, label: &str, spec: &str) {
+    let indent = label.len() + 1;
+    let mut line = format!("{label} ");
+    let parts: Vec<&str> = spec.split_inclusive(',').collect();
+    for part in parts {
+        if line.len() > indent && line.len() + part.len() > TABLE_COLUMNS {
+            let _ = writeln!(out, "{}", line.trim_end());
+            line = " ".repeat(indent);
+        }
+        line.push_str(part);
+    }
+    let _ = writeln!(out, "{}", line.trim_end());
+}
+
+/// `label  k=v k=v ...`, wrapped at [`TABLE_COLUMNS`] with continuation lines indented under the first pair.
 fn wrap_pairs(out: &mut String, label: &str, pairs: impl Iterator<Item = String>) {
-    const WIDTH: usize = 120;
+    const WIDTH: usize = TABLE_COLUMNS;
     let indent = label.len() + 2;
     let mut line = format!("{label} ");
     for pair in pairs {

@@ -11,8 +11,12 @@ use iosched_core::units;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Longest flow name shown (process names with their pid fit).
-const NAME_WIDTH: usize = 30;
+/// Longest flow name shown (most process names with their pid fit; longer ones end in '~'). With the class and
+/// the six figures a row is 79 columns, so that the screen fits an 80-column terminal.
+const NAME_WIDTH: usize = 22;
+
+/// The widest line of the screen (a title with a long target or device name is cut to it).
+pub const SCREEN_COLUMNS: usize = 80;
 
 /// One row: what completed in the interval, and the queues now.
 #[derive(Default)]
@@ -62,7 +66,7 @@ impl Row {
             format!("{:.3}", units::ns_to_ms(self.all.latency_sum_ns) / self.all.ios as f64)
         };
         format!(
-            "{:>10.1} {:>10.1} {:>9.0} {:>9} {:>7} {:>9}",
+            "{:>8.1} {:>8.1} {:>8.0} {:>8} {:>6} {:>6}",
             mb_s(&self.reads),
             mb_s(&self.writes),
             iops,
@@ -81,13 +85,19 @@ fn class_name(class: IoClass) -> &'static str {
     }
 }
 
-/// The screen for the interval from `before` (None: since the start) to `now`, titled with `target`.
+/// The screen for the interval from `before` (None: since the start) to `now`, titled with `target`, every flow
+/// that moved data listed.
 pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot) -> String {
+    render_in(target, before, now, usize::MAX)
+}
+
+/// [`render`] in at most `lines` lines (a terminal's height): the busiest flows first, and a count of those that
+/// did not fit.
+pub fn render_in(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot, lines: usize) -> String {
     let start_ns = before.map_or(0, |b| b.elapsed_ns);
     let interval_ns = now.elapsed_ns.saturating_sub(start_ns).max(1);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
+    let title = format!(
         "iosched top {target}: {} on {}, up {:.1} s, last {:.2} s, {} policy switches",
         now.policy,
         now.device,
@@ -95,11 +105,10 @@ pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot)
         units::ns_to_s(interval_ns),
         now.policy_switches
     );
-    let columns = format!(
-        "{:>10} {:>10} {:>9} {:>9} {:>7} {:>9}",
-        "read MB/s", "write MB/s", "IOPS", "lat ms", "queued", "in flight"
-    );
-    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "FLOW", "CLASS");
+    let _ = writeln!(out, "{}", cut(&title, SCREEN_COLUMNS));
+    let columns =
+        format!("{:>8} {:>8} {:>8} {:>8} {:>6} {:>6}", "rd MB/s", "wr MB/s", "IOPS", "lat ms", "queued", "at dev");
+    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<6} {columns}", "FLOW", "CLASS");
 
     let rows: Vec<(&FlowSnapshot, Row)> = now
         .flows
@@ -117,31 +126,47 @@ pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot)
     active.sort_by(|(fa, a), (fb, b)| {
         (b.reads.bytes + b.writes.bytes).cmp(&(a.reads.bytes + a.writes.bytes)).then(fa.flow.cmp(&fb.flow))
     });
-    for (flow, row) in &active {
-        let mut name: String = flow.name.chars().take(NAME_WIDTH).collect();
-        if flow.name.chars().count() > NAME_WIDTH {
-            name.pop();
-            name.push('~');
-        }
+    // Title, blank, header, the flow rows, a note, blank, header, one line per class, ALL.
+    let fixed = 7 + classes.len();
+    let room = lines.saturating_sub(fixed).max(1);
+    let shown = if active.len() > room { room.saturating_sub(1).max(1) } else { active.len() };
+    for (flow, row) in &active[..shown] {
         let class = format!("{}/{}", class_name(flow.class), flow.level);
-        let _ = writeln!(out, "{name:<NAME_WIDTH$} {class:<7} {}", row.cells(interval_ns));
+        let _ = writeln!(out, "{:<NAME_WIDTH$} {class:<6} {}", cut(&flow.name, NAME_WIDTH), row.cells(interval_ns));
     }
     if active.is_empty() {
         let _ = writeln!(out, "(no flow moved data in this interval)");
     }
-    if !idle.is_empty() {
-        let _ = writeln!(out, "({} idle flows not shown)", idle.len());
+    let more = active.len() - shown;
+    match (more, idle.len()) {
+        (0, 0) => {}
+        (0, i) => {
+            let _ = writeln!(out, "({i} idle flows not shown)");
+        }
+        (m, i) => {
+            let _ = writeln!(out, "({m} less busy flows and {i} idle flows not shown)");
+        }
     }
 
-    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<7} {columns}", "CLASS", "FLOWS");
+    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<6} {columns}", "CLASS", "FLOWS");
     let mut total = Row::default();
     let mut active_flows = 0;
     for (class, (flows, row)) in &classes {
-        let _ = writeln!(out, "{:<NAME_WIDTH$} {flows:<7} {}", class_name(*class), row.cells(interval_ns));
+        let _ = writeln!(out, "{:<NAME_WIDTH$} {flows:<6} {}", class_name(*class), row.cells(interval_ns));
         total.add(row);
         active_flows += flows;
     }
-    let _ = writeln!(out, "{:<NAME_WIDTH$} {active_flows:<7} {}", "ALL", total.cells(interval_ns));
+    let _ = writeln!(out, "{:<NAME_WIDTH$} {active_flows:<6} {}", "ALL", total.cells(interval_ns));
+    out
+}
+
+/// `text` in at most `width` characters, ending in '~' when cut.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width - 1).collect();
+    out.push('~');
     out
 }
 
@@ -180,6 +205,7 @@ mod tests {
         // 50 MB in 2 s; 500 requests in 2 s; (600-100) ms of latency over 500 requests.
         let dd = screen.lines().find(|l| l.starts_with("pid 7 (dd)")).expect(&screen);
         let cells: Vec<&str> = dd.split_whitespace().skip(3).collect();
+        assert!(screen.lines().all(|l| l.chars().count() <= SCREEN_COLUMNS), "{screen}");
         assert_eq!(cells, ["BE/4", "25.0", "0.0", "250", "1.000", "3", "1"], "{screen}");
         assert!(screen.contains("(1 idle flows not shown)"), "{screen}");
         let be = screen.lines().find(|l| l.starts_with("BE ")).expect(&screen);
@@ -197,5 +223,19 @@ mod tests {
         let row = screen.lines().find(|l| l.starts_with("a very long")).expect(&screen);
         assert!(row.contains("~ RT/4"), "{row}");
         assert!(row.contains(" 2.0 ") && row.contains(" 2.000 "), "2 MB/s and 2 ms: {row}");
+    }
+
+    #[test]
+    fn many_flows_fit_the_screen_busiest_first_with_a_count_of_the_rest() {
+        let flows: Vec<FlowSnapshot> = (0..500)
+            .map(|i| flow(i, &format!("pid {i} (cat)"), IoClass::Be, 4096 * u64::from(i + 1), 1, 1000))
+            .collect();
+        let now = snapshot(1_000_000_000, flows);
+        let screen = render_in("/mnt", None, &now, 24);
+        assert!(screen.lines().count() <= 24, "{screen}");
+        assert!(screen.lines().nth(3).unwrap().starts_with("pid 499 (cat)"), "the busiest first: {screen}");
+        assert!(screen.contains("less busy flows and 0 idle flows not shown"), "{screen}");
+        assert!(screen.lines().any(|l| l.starts_with("ALL ")), "the totals stay on screen: {screen}");
+        assert_eq!(render("/mnt", None, &now).lines().filter(|l| l.starts_with("pid ")).count(), 500);
     }
 }

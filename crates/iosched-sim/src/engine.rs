@@ -178,6 +178,9 @@ struct Engine {
     controls: Controls,
     /// The stop flag was seen: sources issue nothing more (arrive drops it) and are not woken again.
     stopping: bool,
+    /// When it was seen: a job's reported runtime ends there (or at its last completion, if later), not at the
+    /// runtime it planned.
+    stopped_at_ns: Option<u64>,
     inlet: Option<Box<dyn Inlet>>,
     /// More may arrive through the inlet.
     inlet_open: bool,
@@ -358,6 +361,7 @@ impl Engine {
             seed: config.seed,
             controls: Controls::default(),
             stopping: false,
+            stopped_at_ns: None,
             inlet: None,
             inlet_open: false,
             arrival_buf: Vec::new(),
@@ -565,6 +569,7 @@ impl Engine {
     fn answer_controls(&mut self) {
         if !self.stopping && self.controls.stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
             self.stopping = true;
+            self.stopped_at_ns = Some(self.now_ns);
             // No source wakes again and no switch comes; a policy's timer stays (it may be holding a request).
             let events = std::mem::take(&mut self.events);
             self.events = events.into_iter().filter(|Reverse((_, _, k))| *k == EventKind::PolicyTimer).collect();
@@ -922,7 +927,11 @@ impl Engine {
         for s in &self.sources {
             let (failure, end_ns) = match &s.process {
                 Process::Job(job) if so_far => (job.failure().cloned(), self.now_ns),
-                Process::Job(job) => (job.failure().cloned(), job.end_ns(s.last_completion_ns)),
+                Process::Job(job) => {
+                    let planned = job.end_ns(s.last_completion_ns);
+                    let stopped = self.stopped_at_ns.map_or(planned, |at| planned.min(at.max(s.last_completion_ns)));
+                    (job.failure().cloned(), stopped)
+                }
                 Process::Inlet if so_far => (None, self.now_ns),
                 Process::Timed(_) | Process::Closed(_) | Process::Inlet => (None, s.last_completion_ns),
             };

@@ -137,6 +137,27 @@ impl Workload {
         }
     }
 
+    /// The flows this workload makes, in the order the engine numbers them (flow N is element N): one per job
+    /// clone, named after the job (`name.K` for clone K of a job with numjobs > 1), and one per stream of a
+    /// timed or closed source (`name:stream`).
+    pub fn flow_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for source in &self.sources {
+            match source {
+                SourceSpec::Job { spec, clone, .. } => {
+                    names.push(if spec.numjobs > 1 { format!("{}.{clone}", spec.name) } else { spec.name.clone() })
+                }
+                SourceSpec::Timed { name, requests } | SourceSpec::Closed { name, requests, .. } => {
+                    let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
+                    streams.sort_unstable();
+                    streams.dedup();
+                    names.extend(streams.iter().map(|s| format!("{name}:{s}")));
+                }
+            }
+        }
+        names
+    }
+
     /// Give every job the same runtime (the command line's `--runtime`).
     pub fn override_runtime(&mut self, runtime_ns: u64) {
         for source in &mut self.sources {

@@ -46,7 +46,7 @@ impl Policy for Hoarder {
 }
 
 fn unknown(name: &str) -> TunableError {
-    TunableError::Unknown { policy: "hoarder".into(), name: name.into(), known: String::new() }
+    TunableError::Unknown { policy: "hoarder".into(), name: name.into(), known: String::new(), hint: String::new() }
 }
 
 /// A live device on the real clock whose requests take 100 µs.

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 #[command(
     name = "iosched",
     version,
+    // Help wraps to the terminal, and to 100 columns at most (or when not on a terminal).
+    max_term_width = 100,
     about = "Disk I/O scheduling in user space: pluggable policies, a deterministic simulator, fio-compatible reports",
     long_about = None,
     after_help = "Start with 'iosched demo' (the geom-sched experiment: every policy, a sequential stream against a \
@@ -129,6 +131,10 @@ pub struct SimArgs {
     /// Write every request the run issued as a fio iolog (version 3), which 'fio --read_iolog' replays
     #[arg(long, value_name = "FILE")]
     pub write_iolog: Option<PathBuf>,
+    /// The file name the iolog's requests go to, which 'fio --read_iolog' opens: by default the jobs' shared
+    /// filename=, else iosched.dev (then replay with fio's --replay_redirect=PATH)
+    #[arg(long, value_name = "NAME", requires = "write_iolog")]
+    pub iolog_filename: Option<String>,
     /// Write every request the run issued as blkparse text (Q, D and C events)
     #[arg(long, value_name = "FILE")]
     pub write_blkparse: Option<PathBuf>,
@@ -306,7 +312,7 @@ pub struct StatsArgs {
 #[command(after_help = "TARGET is what the engine runs against: the file or block device of 'iosched run', or a \
 mount's directory. Each screen covers the last interval: MB/s and IOPS of the requests that completed in it, their \
 mean latency (arrival to completion), and each flow's requests queued in the policy and in flight at the device \
-now. On a terminal the screen is redrawn; otherwise screens follow one another. Ctrl-C stops.\n\
+now. On a terminal the screen is redrawn and q quits; otherwise screens follow one another. Ctrl-C stops.\n\
 Example: iosched top /srv/video --interval 2")]
 pub struct TopArgs {
     /// The running engine's target

@@ -1,4 +1,5 @@
-//! Errors of the command line: one line each, with the exit status they mean.
+//! Errors of the command line: iosched's own are one line each, clap's usage errors as clap renders them (with
+//! the usage line and suggestions); each with the exit status it means.
 
 use std::fmt;
 use std::process::ExitCode;
@@ -37,24 +38,14 @@ pub fn bad(e: impl fmt::Display) -> CliError {
     CliError::BadInput(e.to_string())
 }
 
-/// Print a clap error as one line (help and version print whole) and give its exit status.
+/// Print a clap error as clap renders it: help and version whole; a usage error with what was wrong (the
+/// missing argument named, the nearest valid name), the subcommand's usage line and where its help is. A usage
+/// error exits 2, as every bad input does.
 pub fn clap_exit(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let _ = e.print();
     match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
-            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        _ => {
-            let rendered = e.render().to_string();
-            let first = rendered.lines().next().unwrap_or("invalid arguments");
-            let message = first.strip_prefix("error: ").unwrap_or(first);
-            eprintln!("iosched: error: {message} (see 'iosched --help')");
-            ExitCode::from(2)
-        }
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(2),
     }
 }

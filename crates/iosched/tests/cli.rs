@@ -29,6 +29,19 @@ fn job_file(name: &str, text: &str) -> PathBuf {
 const MIXED: &str =
     "[global]\nnumber_ios=2000\n[reader]\nrw=randread\nbs=4k\n[writer]\nrw=write\nbs=64k\nioengine=libaio\niodepth=8\n";
 
+/// A usage error as clap renders it: exit 2, the problem named, then the subcommand's usage line; no panic.
+fn assert_usage_error(args: &[&str], wanted: &str, usage: &str) {
+    let out = iosched(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.starts_with("error: ") && err.contains(wanted), "{args:?}: wanted '{wanted}' in: {err}");
+    // clap gives the usage line with errors of arguments (not with a bad value of one), and always where help is.
+    assert!(usage.is_empty() || err.contains(&format!("Usage: {usage}")), "{args:?}: wanted '{usage}' in: {err}");
+    assert!(err.contains("try '--help'"), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(stdout(&out).is_empty(), "{args:?}: printed to stdout on error");
+}
+
 /// Bad input: exit 2, exactly one line on stderr naming the problem, no panic.
 fn assert_bad_input(args: &[&str], wanted: &str) {
     let out = iosched(args);
@@ -150,19 +163,19 @@ fn bad_input_is_one_line_and_exit_2() {
     let good = good.to_str().unwrap();
     let malformed = job_file("bad.fio", "[global]\nbs=4k\n\n[j]\nrw=read\niodepth=lots\n");
     let unsupported = job_file("unsup.fio", "[j]\nrw=read\nverify=md5\n");
-    assert_bad_input(&["sim", good, "--bogus"], "unexpected argument '--bogus'");
-    assert_bad_input(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
+    assert_usage_error(&["sim", good, "--bogus"], "unexpected argument '--bogus'", "iosched sim");
+    assert_usage_error(&["frobnicate"], "unrecognized subcommand 'frobnicate'", "iosched <COMMAND>");
     assert_bad_input(&["sim", good, "--policy", "cfqq"], "unknown policy 'cfqq'");
     assert_bad_input(&["sim", good, "--policy", "elevator", "--set", "bach=1"], "unknown tunable 'bach'");
     assert_bad_input(&["sim", good, "--policy", "elevator", "--set", "batch=-3"], "invalid value '-3' for batch");
     assert_bad_input(&["sim", good, "--set", "batch"], "--set expects KEY=VALUE");
-    assert_bad_input(&["sim", good, "--seed", "x"], "invalid value 'x' for '--seed");
+    assert_usage_error(&["sim", good, "--seed", "x"], "invalid value 'x' for '--seed", "");
     assert_bad_input(&["sim", good, "--runtime", "soon"], "--runtime expects a time");
     assert_bad_input(&["sim", good, "--device", "simple,latency=3"], "unknown key 'latency'");
     assert_bad_input(&["sim", good, "--device", "tape"], "unknown device kind 'tape'");
     assert_bad_input(&["sim", malformed.to_str().unwrap()], "bad.fio:6: iodepth: expected an integer");
     assert_bad_input(&["sim", unsupported.to_str().unwrap()], "unsup.fio:3: option 'verify' is not supported");
-    assert_bad_input(&["sim", "/nonexistent/job.fio"], "/nonexistent/job.fio:0: cannot read job file");
+    assert_bad_input(&["sim", "/nonexistent/job.fio"], "/nonexistent/job.fio: cannot read job file");
     let too_far = job_file("far.fio", "[j]\nrw=read\noffset=2t\n");
     assert_bad_input(&["sim", too_far.to_str().unwrap()], "far.fio:3: job 'j': offset");
     // Numbers that once panicked or wrapped.
@@ -171,6 +184,116 @@ fn bad_input_is_one_line_and_exit_2() {
     }
     assert_bad_input(&["sim", good, "--replay", "open:1e300"], "the scale must be from 0.000001 to 1000");
     assert_bad_input(&["sim", good, "--device", "mqsim:/nonexistent.xml"], "cannot read MQSim device file");
+}
+
+#[test]
+fn every_help_fits_100_columns() {
+    let commands = [
+        "",
+        "policies",
+        "sim",
+        "run",
+        "insert",
+        "create",
+        "destroy",
+        "configure",
+        "stats",
+        "top",
+        "validate",
+        "experiment",
+        "sweep",
+        "demo",
+    ];
+    for command in commands {
+        let args: Vec<&str> = if command.is_empty() { vec!["--help"] } else { vec![command, "--help"] };
+        let out = iosched(&args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.lines().count() > 3, "{args:?}: {text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= 100, "{args:?}: a line of {} columns: {line}", line.chars().count());
+        }
+    }
+}
+
+/// The widest line of `text`, with the line.
+fn widest(text: &str) -> (usize, String) {
+    text.lines().map(|l| (l.chars().count(), l.to_string())).max().unwrap_or_default()
+}
+
+#[test]
+fn every_table_fits_100_columns() {
+    let job = job_file(
+        "wide.fio",
+        "[a-job-name-far-longer-than-a-column]\nrw=randread\nnumber_ios=200\n[w]\nrw=write\nbs=64k\nnumber_ios=200\n\
+         fsync=8\n",
+    );
+    let job = job.to_str().unwrap();
+    let mut outputs = Vec::new();
+    for (device, policy) in [("ssd:netflix,capacity_gib=4", "cam"), ("hdd:sata7200", "bfq"), ("simple", "kyber")] {
+        outputs.push(iosched(&["sim", job, "--device", device, "--policy", policy]));
+    }
+    outputs.push(iosched(&[
+        "sweep",
+        job,
+        "--grid",
+        "fifo_batch=1,16",
+        "--device",
+        "hdd:sata7200",
+        "--device",
+        "ssd:netflix,capacity_gib=4,op=0.28,precondition=fresh",
+    ]));
+    outputs.push(iosched(&["policies"]));
+    if let Some(d) = iosched_test_data::dir("disksim") {
+        let (parv, trace) = (d.join("atlas10k.parv"), d.join("atlas10k.trace"));
+        let (parv, trace) = (parv.to_str().unwrap(), trace.to_str().unwrap());
+        outputs.push(iosched(&["validate", "--disksim", parv, "--trace", trace, "--jitter-us", "2", "--seeds", "2"]));
+    }
+    for out in outputs {
+        assert!(out.status.success(), "{}", stderr(&out));
+        let text = stdout(&out);
+        let (width, line) = widest(&text);
+        assert!(width <= 100, "a line of {width} columns:\n{line}\nin:\n{text}");
+    }
+}
+
+#[test]
+fn bad_input_exits_2_before_any_work() {
+    let good = job_file("exit-good.fio", "[r]\nrw=randread\nsize=1m\nnumber_ios=10\n");
+    let good = good.to_str().unwrap();
+    // Nothing running on the path asked about.
+    assert_bad_input(&["stats", "/tmp"], "no iosched engine is running on");
+    // A report that cannot be written: refused before the experiment runs.
+    let started = std::time::Instant::now();
+    assert_bad_input(&["experiment", "geom-sched", "--html", "/nonexistent/dir/r.html"], "cannot write /nonexistent");
+    assert!(started.elapsed().as_secs_f64() < 2.0, "the experiment ran first: {:?}", started.elapsed());
+    // A live target in a folder that does not exist.
+    assert_bad_input(&["run", good, "--target", "/nonexistent/dir/t.dat"], "/nonexistent/dir/t.dat");
+    // A mount over a directory that does not exist says so.
+    assert_bad_input(&["insert", "/nonexistent/dir"], "/nonexistent/dir: no such directory");
+}
+
+#[test]
+fn usage_errors_name_what_is_missing_and_suggest_the_nearest_name() {
+    let good = job_file("usage-good.fio", MIXED);
+    let good = good.to_str().unwrap();
+    // A missing argument is named, with the subcommand's usage.
+    assert_usage_error(&["validate", "--disksim", "x.parv"], "--trace", "iosched validate");
+    assert_usage_error(&["validate"], "--disksim", "iosched validate");
+    assert_usage_error(&["run"], "required", "iosched run");
+    // Misspelt subcommands and flags: clap's suggestion.
+    assert_usage_error(&["simm", good], "similar subcommand exists: 'sim'", "iosched <COMMAND>");
+    assert_usage_error(&["sim", good, "--polcy", "noop"], "similar argument exists: '--policy'", "iosched sim");
+    // Misspelt names iosched checks itself: the nearest valid one, in one line.
+    assert_bad_input(&["sim", good, "--policy", "dealine"], "unknown policy 'dealine'; did you mean 'deadline'?");
+    assert_bad_input(
+        &["sim", good, "--policy", "deadline", "--set", "fifo_bacth=4"],
+        "unknown tunable 'fifo_bacth' for policy deadline; did you mean 'fifo_batch'?",
+    );
+    assert_bad_input(&["sim", good, "--device", "simpel"], "unknown device kind 'simpel'; did you mean 'simple'?");
+    assert_bad_input(&["sim", good, "--device", "ssd:nvme,capacty_gib=4"], "did you mean 'capacity_gib'?");
+    assert_bad_input(&["sim", good, "--device", "hdd:sata7200,queue_dept=4"], "did you mean 'queue_depth'?");
+    assert_bad_input(&["sim", good, "--device", "hdd:sata720"], "did you mean 'sata7200'?");
 }
 
 #[test]
@@ -621,12 +744,12 @@ fn bad_traces_are_one_line_errors_naming_file_and_line() {
     let unknown = job_file("unknown.trace", "this is not a trace\n");
     let (bad_line, unknown) = (bad_line.to_str().unwrap(), unknown.to_str().unwrap());
     assert_bad_input(&["sim", "--trace", bad_line], "bad.trace:2: size_sectors: expected a whole number");
-    assert_bad_input(&["sim", "--trace", unknown], "unknown.trace:0: cannot tell the trace format");
+    assert_bad_input(&["sim", "--trace", unknown], "unknown.trace: cannot tell the trace format");
     assert_bad_input(&["sim", "--trace", unknown, "--format", "tape"], "--format expects one of blkparse");
     assert_bad_input(&["sim", "--trace", bad_line, "--format", "msr"], "bad.trace:1: expected 7 fields");
     assert_bad_input(&["sim", "--trace", bad_line, "--replay", "closed:0"], "the depth must be 1 to 65536");
     assert_bad_input(&["sim"], "give a fio job file, --trace FILE, or both");
-    assert_bad_input(&["sim", "--trace", "/nonexistent/t"], "/nonexistent/t:0: cannot read trace");
+    assert_bad_input(&["sim", "--trace", "/nonexistent/t"], "/nonexistent/t: cannot read trace");
 }
 
 #[test]
@@ -720,5 +843,47 @@ fn several_job_files_run_together_and_their_job_names_must_differ() {
     assert_bad_input(
         &["sim", reads.to_str().unwrap(), empty.to_str().unwrap()],
         "no jobs: expected at least one [section]",
+    );
+}
+
+#[test]
+fn silent_no_ops_are_errors_or_said() {
+    let two = job_file("noop-two.fio", "[a]\nrw=randread\nsize=1m\nnumber_ios=10\n[b]\nrw=read\nnumber_ios=10\n");
+    let two = two.to_str().unwrap();
+    // A per-flow setting for a flow that does not exist names the flows there are.
+    for args in [
+        vec!["sim", two, "--policy", "bfq", "--set", "weight.7=300"],
+        vec!["sim", two, "--policy", "noop", "--switch-at", "1ms:bfq,weight.2=300"],
+        vec!["sweep", two, "--policies", "bfq", "--grid", "weight.5=10,20"],
+    ] {
+        assert_bad_input(&args, "there is no flow");
+        assert!(stderr(&iosched(&args)).contains("flows are 0 (a), 1 (b)"), "{args:?}");
+    }
+    // Flow 1 exists: accepted, and the table shows each job's flow number.
+    let out = iosched(&["sim", two, "--policy", "bfq", "--set", "weight.1=300"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let table = stdout(&out);
+    let header = table.lines().find(|l| l.starts_with("job")).expect("a job table");
+    assert!(header.split_whitespace().nth(1) == Some("flow"), "{header}");
+    assert!(table.lines().any(|l| l.split_whitespace().take(2).eq(["b", "1"])), "{table}");
+    // A job without size= says what it covers.
+    let err = stderr(&out);
+    assert!(err.contains("job 'b' has no size=: it covers the device from its offset to the end"), "{err}");
+    assert!(!err.contains("job 'a'"), "{err}");
+    // The iolog names the jobs' own file (what fio --read_iolog opens), or the one asked for.
+    let with_name = job_file("noop-named.fio", "[a]\nfilename=/tmp/disk.img\nrw=randread\nsize=1m\nnumber_ios=5\n");
+    let log = with_name.with_extension("iolog");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", with_name.to_str().unwrap(), "--write-iolog", log.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = iosched(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read_to_string(&log).unwrap()
+    };
+    assert!(run(&[]).lines().nth(1) == Some("0 /tmp/disk.img add"));
+    assert!(run(&["--iolog-filename", "/dev/sdb"]).lines().all(|l| l.starts_with("fio") || l.contains(" /dev/sdb ")));
+    assert_bad_input(
+        &["sim", two, "--write-iolog", log.to_str().unwrap(), "--iolog-filename", "a b"],
+        "--iolog-filename expects a file name without spaces",
     );
 }

@@ -3,6 +3,7 @@
 //! where it does not, the run falls back to buffered I/O and says so).
 
 use serde_json::Value;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -322,6 +323,47 @@ fn stats_when_up(target: &Path) -> Value {
     panic!("the run's control socket never answered");
 }
 
+/// `top` on a terminal (a pseudo-terminal here) ends when q is typed, and leaves the terminal as it found it.
+fn top_on_a_terminal_quits_on_q(target: &Path) {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills the two descriptors; the other arguments may be null.
+    let made =
+        unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    assert_eq!(made, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: new descriptors we own.
+    let (mut master, slave) = unsafe { (std::fs::File::from_raw_fd(master), std::fs::File::from_raw_fd(slave)) };
+    let mut before: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: reading the settings of a descriptor we own into a termios we own.
+    assert_eq!(unsafe { libc::tcgetattr(slave.as_raw_fd(), &mut before) }, 0);
+    let mut top = Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(["top", target.to_str().unwrap(), "--interval", "0.2"])
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Drain the screens, so that top never blocks on a full terminal.
+    let mut reader = master.try_clone().unwrap();
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    assert!(top.try_wait().unwrap().is_none(), "top ended before q");
+    std::io::Write::write_all(&mut master, b"q").unwrap();
+    let asked = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = top.try_wait().unwrap() {
+            break status;
+        }
+        assert!(asked.elapsed().as_secs() < 3, "top did not quit on q");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    let mut after: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::tcgetattr(slave.as_raw_fd(), &mut after) }, 0);
+    assert_eq!(after.c_lflag, before.c_lflag, "top left the terminal in another mode");
+}
+
 #[test]
 fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cleanly_on_ctrl_c() {
     if !io_uring_available() {
@@ -382,6 +424,7 @@ fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cle
         assert!(outstanding <= depth, "{job}has at most {depth} requests out: {cells:?}");
     }
     assert_eq!(now["iosched"]["policy_switches"], 1);
+    top_on_a_terminal_quits_on_q(&target);
     // Ctrl-C: the jobs stop issuing, what was issued completes, the report prints, exit 130.
     let stopped = Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
     assert!(stopped.success());
@@ -393,10 +436,22 @@ fn a_running_engine_is_reconfigured_and_reports_through_its_socket_and_stops_cle
     assert_eq!(end["iosched"]["requests_completed"], end["iosched"]["requests_submitted"], "{}", end["iosched"]);
     assert_eq!(end["iosched"]["policy"], "deadline");
     assert!(end["iosched"]["elapsed_ns"].as_u64().unwrap() < 30_000_000_000, "stopped early");
+    // Rates are over the time the jobs ran, not the 60 s they planned: IOPS = I/Os / runtime.
+    let elapsed_ms = end["iosched"]["elapsed_ns"].as_f64().unwrap() / 1e6;
+    for j in end["jobs"].as_array().unwrap() {
+        let runtime_ms = j["job_runtime"].as_f64().unwrap();
+        assert!(runtime_ms > 0.0 && runtime_ms <= elapsed_ms + 1.0, "runtime {runtime_ms} ms of {elapsed_ms}: {j}");
+        let dir = if j["read"]["total_ios"].as_u64().unwrap() > 0 { "read" } else { "write" };
+        let (ios, iops) = (j[dir]["total_ios"].as_f64().unwrap(), j[dir]["iops"].as_f64().unwrap());
+        assert!(
+            (iops / (ios / (runtime_ms / 1e3)) - 1.0).abs() < 0.01,
+            "{dir}: {iops} IOPS from {ios} in {runtime_ms} ms"
+        );
+    }
     assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted after"), "{out:?}");
     // The socket is gone with the run.
     let out = iosched(&["stats", target.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "nothing running there is bad input");
     assert!(String::from_utf8_lossy(&out.stderr).contains("no iosched engine is running on"), "{out:?}");
 }
 

@@ -330,6 +330,23 @@ fn destroy_with_requests_in_flight_loses_nothing() {
 }
 
 #[test]
+fn destroy_says_what_it_waits_for() {
+    if !fuse_available("waits") {
+        return;
+    }
+    let d = dir("waits");
+    let mount = insert(&d, &[]);
+    let held = std::fs::File::create(d.join("held")).unwrap();
+    let out = ok(&["destroy", s(&d), "--wait", "1"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("waiting up to 1 s for 1 file opened through the mount to be closed"), "{said}");
+    assert!(said.contains("--wait 0 returns at once"), "{said}");
+    assert!(said.contains("1 file opened through the mount is still open"), "{said}");
+    drop(held);
+    drop(mount);
+}
+
+#[test]
 fn destroy_reports_an_engine_that_failed() {
     if !cfg!(debug_assertions) || !fuse_available("failing") {
         return; // the failure switch exists in test builds only
@@ -354,7 +371,11 @@ fn bad_mount_requests_are_refused_with_what_was_expected() {
     let d = dir("bad");
     let out = iosched(&["insert", s(&d.join("missing"))]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a directory"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing: no such directory"), "{out:?}");
+    std::fs::write(d.join("plain"), b"").unwrap();
+    let out = iosched(&["insert", s(&d.join("plain"))]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plain: not a directory"), "{out:?}");
     let out = iosched(&["insert", s(&d), "--policy", "nope"]);
     assert_eq!(out.status.code(), Some(2));
     let out = iosched(&["create", s(&d), s(&d)]);

@@ -310,7 +310,7 @@ mod tests {
         let err = |text: &str, name: &str| parse(text, path, name).unwrap_err().to_string();
         assert_eq!(
             err(text, MEASURED_ACCESS_TIME),
-            "statdefs:0: no 'Trace access time' distribution: expected a line 'Trace access time' followed by its \
+            "statdefs: no 'Trace access time' distribution: expected a line 'Trace access time' followed by its \
              'Distribution size: N'"
         );
         assert!(err(text, "Queue time").starts_with("statdefs:3: 'Queue time': 10 buckets: expected 11 to"));

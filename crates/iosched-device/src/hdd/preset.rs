@@ -189,7 +189,8 @@ pub fn load(name_or_path: &str) -> Result<HddParams, String> {
         return from_toml(&text, name_or_path);
     }
     let known: Vec<&str> = BUILT_IN.iter().map(|(n, _)| *n).collect();
-    Err(format!("unknown hdd preset '{name_or_path}' (built in: {}; or give a .toml file)", known.join(", ")))
+    let hint = iosched_core::suggest::did_you_mean(name_or_path, known.iter().copied());
+    Err(format!("unknown hdd preset '{name_or_path}'{hint} (built in: {}; or give a .toml file)", known.join(", ")))
 }
 
 #[cfg(test)]

@@ -302,7 +302,11 @@ pub fn preset(name: &str) -> Result<SsdParams, String> {
     match name {
         "nvme" => Ok(nvme()),
         "netflix" => Ok(netflix()),
-        _ => Err(format!("unknown ssd preset '{name}' (built in: {})", PRESETS.join(", "))),
+        _ => Err(format!(
+            "unknown ssd preset '{name}'{} (built in: {})",
+            iosched_core::suggest::did_you_mean(name, PRESETS.iter().copied()),
+            PRESETS.join(", ")
+        )),
     }
 }
 
@@ -331,7 +335,8 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
             "seed" => p.seed = value.parse().map_err(|_| format!("seed: expected an integer, found '{value}'"))?,
             _ => {
                 let known: Vec<&str> = SSD_KEYS.iter().map(|(k, _)| *k).collect();
-                return Err(format!("unknown ssd key '{key}' (known: {})", known.join(", ")));
+                let hint = iosched_core::suggest::did_you_mean(key, known.iter().copied());
+                return Err(format!("unknown ssd key '{key}'{hint} (known: {})", known.join(", ")));
             }
         }
     }

@@ -11,6 +11,6 @@ pub mod description;
 pub mod measure;
 pub mod runner;
 
-pub use description::{load, Experiment, Files, Measure};
+pub use description::{load, Experiment, Files, Measure, PolicyEntry};
 pub use measure::{Metrics, RunMeasures, SeriesPoint};
 pub use runner::{plan, run, ExperimentOutcome, RunOutcome};

@@ -129,7 +129,7 @@ CPU0 (8,32):
             ("garbage line here\n", "b:1: expected an event"),
             ("8,0 1 1 0.1 5 Q XYZ 10 + 8 [p]\n", "b:1: RWBS: expected letters"),
             ("8,0 1 1 0.1 5 Q R [p]\n", "b:1: expected 'sector + nsectors'"),
-            ("8,0 1 1 0.1 5 D R 10 + 8 [p]\n", "b:0: no Q events"),
+            ("8,0 1 1 0.1 5 D R 10 + 8 [p]\n", "b: no Q events"),
         ] {
             let e = parse(text, "b").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");

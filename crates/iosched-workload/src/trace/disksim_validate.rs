@@ -277,7 +277,7 @@ mod tests {
             ("R Hit 1 4 nan 6\n", "t.trace:1: servtime: expected a time"),
             ("R Hit 1 4 5 inf\n", "t.trace:1: nextinter: expected a time"),
             ("R Hit 1 4 -5 6\n", "t.trace:1: servtime: expected a time"),
-            ("\n", "t.trace:0: no requests"),
+            ("\n", "t.trace: no requests"),
         ] {
             let got = parse(text, "t.trace").unwrap_err().to_string();
             assert!(got.starts_with(want), "{text:?}: {got}");

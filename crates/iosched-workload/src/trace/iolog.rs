@@ -120,7 +120,7 @@ mod tests {
             ("fio version 3 iolog\n5 f write 0\n", "l:2: expected 'timestamp_us filename action"),
             ("fio version 2 iolog\nf erase 0 10\n", "l:2: action: expected read"),
             ("fio version 2 iolog\nf read 0 0\n", "l:2: length: expected at least 1"),
-            ("fio version 2 iolog\nf add\n", "l:0: no requests"),
+            ("fio version 2 iolog\nf add\n", "l: no requests"),
         ] {
             let e = parse(text, "l").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");

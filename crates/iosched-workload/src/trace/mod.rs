@@ -379,7 +379,7 @@ mod tests {
         assert_eq!((t.format, t.records.len()), (Format::Spc, 2));
         std::fs::write(&p, "what is this\n").unwrap();
         let e = read(&p, None).unwrap_err().to_string();
-        assert!(e.contains("t.csv:0: cannot tell the trace format") && e.contains("give --format"), "{e}");
+        assert!(e.contains("t.csv: cannot tell the trace format") && e.contains("give --format"), "{e}");
         let e = read(&p, Some(Format::Msr)).unwrap_err().to_string();
         assert!(e.contains("t.csv:1: expected 7 fields"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

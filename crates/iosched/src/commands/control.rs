@@ -55,11 +55,12 @@ pub fn top(args: &TopArgs) -> Result<(), CliError> {
     catch_interrupts();
     let terminal = std::io::stdout().is_terminal();
     let mut before = flows()?;
+    let keys = super::keys::Keys::new();
     let mut shown = 0u64;
     while args.count.is_none_or(|n| shown < n) {
         let wake = Instant::now() + Duration::from_secs_f64(args.interval);
         while Instant::now() < wake {
-            if STOP.load(Ordering::Relaxed) {
+            if STOP.load(Ordering::Relaxed) || keys.quit_pressed() {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(20).min(wake.saturating_duration_since(Instant::now())));
@@ -67,13 +68,16 @@ pub fn top(args: &TopArgs) -> Result<(), CliError> {
         let now = match flows() {
             Ok(now) => now,
             // The engine ended (a destroyed mount, a finished run) after showing something: that is the end.
-            Err(CliError::Failed(e)) if shown > 0 => {
+            Err(CliError::Failed(e) | CliError::BadInput(e)) if shown > 0 => {
                 eprintln!("iosched top: {target}: the engine is gone ({e})");
                 return Ok(());
             }
             Err(e) => return Err(e),
         };
-        let screen = top::render(&target, Some(&before), &now);
+        let screen = match terminal.then(terminal_rows).flatten() {
+            Some(rows) => top::render_in(&target, Some(&before), &now, rows),
+            None => top::render(&target, Some(&before), &now),
+        };
         let mut out = std::io::stdout().lock();
         let written = if terminal {
             write!(out, "\x1b[H\x1b[2J{screen}") // home, clear, draw
@@ -89,10 +93,20 @@ pub fn top(args: &TopArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The engine refusing a request (an unknown policy or tunable) is bad input; not reaching it is a failure.
+/// The height of the terminal on standard output, if it says.
+fn terminal_rows() -> Option<usize> {
+    // SAFETY: TIOCGWINSZ fills a winsize we own.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_row > 0).then_some(size.ws_row as usize)
+}
+
+/// The engine refusing a request (an unknown policy or tunable), or no engine on the path given, is bad input;
+/// failing to talk to a running one is a failure.
 fn cli_error(e: ControlError) -> CliError {
     match e {
         ControlError::Refused(m) => bad(m),
+        e @ ControlError::NotRunning { .. } => bad(e),
         other => CliError::Failed(other.to_string()),
     }
 }

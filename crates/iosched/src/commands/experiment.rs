@@ -70,6 +70,10 @@ pub fn run_loaded(
             })
             .collect::<Result<_, _>>()?,
     };
+    // The report's file is made before anything runs, so that a bad path costs nothing.
+    let html_file = html_path
+        .map(|path| std::fs::File::create(path).map_err(|e| bad(format!("cannot write {}: {e}", path.display()))))
+        .transpose()?;
     let pairs = experiment::plan(exp, &selected);
     let threads = super::threads(jobs);
     let bar = ProgressBar::new(pairs.len() as u64);
@@ -87,8 +91,9 @@ pub fn run_loaded(
     .map_err(CliError::Failed)?;
     bar.finish_and_clear();
     let wall = started.elapsed();
-    if let Some(path) = html_path {
-        std::fs::write(path, html::render_html(exp, &outcome))
+    if let (Some(path), Some(mut file)) = (html_path, html_file) {
+        use std::io::Write;
+        file.write_all(html::render_html(exp, &outcome).as_bytes())
             .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))?;
         eprintln!("iosched: wrote {}", path.display());
     }

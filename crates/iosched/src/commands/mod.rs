@@ -2,6 +2,7 @@
 
 mod control;
 mod experiment;
+mod keys;
 mod mount;
 mod mqsim_workload;
 mod policies;
@@ -39,6 +40,27 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 /// A policy by name with `key=value` tunables applied.
 pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, CliError> {
     registry::create_with(name, parse_settings(settings)?).map_err(bad)
+}
+
+/// Per-flow settings (`weight.7=300`: a tunable named `PREFIX.FLOW`) must name a flow the workload has: a
+/// setting for a flow that does not exist would be accepted by the policy and change nothing.
+pub fn check_flow_settings(option: &str, policy: &str, settings: &[String], flows: &[String]) -> Result<(), CliError> {
+    let Ok(info) = iosched_core::registry::info(policy) else {
+        return Ok(());
+    };
+    let per_flow: Vec<&str> = (info.create)().tunables().iter().filter_map(|t| t.name.strip_suffix(".FLOW")).collect();
+    for (key, _) in parse_settings(settings)? {
+        let Some((prefix, flow)) = key.rsplit_once('.') else { continue };
+        let Ok(flow) = flow.parse::<usize>() else { continue };
+        if per_flow.contains(&prefix) && flow >= flows.len() {
+            let listed: Vec<String> = flows.iter().enumerate().map(|(i, name)| format!("{i} ({name})")).collect();
+            return Err(bad(format!(
+                "{option} {key}: there is no flow {flow}; this workload's flows are {}",
+                if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The device model of `--emulate SPEC`, if given; its warnings (DiskSim keys not modelled) are printed.

@@ -41,6 +41,9 @@ pub fn create(args: &CreateArgs) -> Result<(), CliError> {
 fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliError> {
     // Everything the daemon would refuse is refused here, before it is started.
     for dir in [source, mountpoint] {
+        if !dir.exists() {
+            return Err(bad(format!("{}: no such directory", dir.display())));
+        }
         if !dir.is_dir() {
             return Err(bad(format!("{}: not a directory", dir.display())));
         }
@@ -181,6 +184,16 @@ pub fn destroy(args: &DestroyArgs) -> Result<(), CliError> {
         Err(e) => return Err(CliError::Failed(e.to_string())),
     };
     let open_files = reply["open_files"].as_u64().unwrap_or(0);
+    if open_files > 0 && args.wait > 0.0 {
+        // Say what the wait is for, and how not to wait, before waiting.
+        eprintln!(
+            "iosched: {} is detached; waiting up to {} s for {} opened through the mount to be closed \
+             (--wait 0 returns at once; the daemon serves open files until they are closed either way)",
+            path.display(),
+            args.wait,
+            plural(open_files, "file", "files"),
+        );
+    }
     // The daemon removes its socket when it has finished.
     let deadline = Instant::now() + Duration::from_secs_f64(args.wait);
     while socket.exists() && Instant::now() < deadline {

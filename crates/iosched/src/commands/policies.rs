@@ -3,6 +3,7 @@
 use crate::error::CliError;
 use iosched_core::registry;
 use iosched_core::tunable::TunableKind;
+use iosched_report::table::wrap;
 use serde_json::json;
 
 pub fn run(as_json: bool) -> Result<(), CliError> {
@@ -25,8 +26,8 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
         return Ok(());
     }
     for info in registry::policies() {
-        println!("{}  {}", info.name, info.summary);
-        println!("    from {}", info.source);
+        print!("{}", wrap(&format!("{}  {}", info.name, info.summary), "", "    "));
+        print!("{}", wrap(&format!("from {}", info.source), "    ", "      "));
         let policy = (info.create)();
         let rows: Vec<[String; 3]> = policy
             .tunables()
@@ -44,8 +45,10 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
         }
         let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
         let (name_width, default_width) = (width(0), width(1));
+        // Each description wraps under itself when the line would pass 100 columns.
+        let under = " ".repeat(4 + name_width + 2 + default_width + 2);
         for [name, default, description] in &rows {
-            println!("    {name:<name_width$}  {default:<default_width$}  {description}");
+            print!("{}", wrap(description, &format!("    {name:<name_width$}  {default:<default_width$}  "), &under));
         }
         println!();
     }

@@ -24,6 +24,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let target = target(args, &jobs)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;
+    super::sim::check_flows(&Workload::from_jobs(&jobs).flow_names(), &args.policy, &args.set, &args.switch_at)?;
     let model = super::emulated_model(args.emulate.as_deref())?;
     lay_out(&target, needed_bytes(&jobs))?;
     let direct = jobs.iter().any(|j| j.direct);
@@ -33,7 +34,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, DEFAULT_DEPTH_CAP)
         }),
     };
-    let real = UringDevice::open(&target, depth, direct).map_err(|e| CliError::Failed(e.to_string()))?;
+    // A target that cannot be opened is bad input; io_uring refused by the machine is a failure.
+    let real = UringDevice::open(&target, depth, direct).map_err(|e| match e {
+        iosched_live::uring::OpenError::Open { .. } => bad(e),
+        iosched_live::uring::OpenError::Ring { .. } => CliError::Failed(e.to_string()),
+    })?;
     if direct && !real.direct() {
         eprintln!("iosched: warning: {} does not allow O_DIRECT; running buffered", target.display());
     }
@@ -136,7 +141,8 @@ fn needed_bytes(jobs: &[JobSpec]) -> u64 {
 /// Make a regular file at least `bytes` long by writing it, as fio lays out its files: reads of a hole would
 /// cost the device nothing. Block devices and long enough files are left alone.
 fn lay_out(path: &Path, bytes: u64) -> Result<(), CliError> {
-    let failed = |e: std::io::Error| CliError::Failed(format!("cannot lay out {}: {e}", path.display()));
+    // The target named cannot be made (no such folder, no permission, no room): the input names a bad place.
+    let failed = |e: std::io::Error| bad(format!("cannot lay out {}: {e}", path.display()));
     let existing = match std::fs::metadata(path) {
         Ok(m) if !m.is_file() => return Ok(()),
         Ok(m) => m.len(),
@@ -146,8 +152,8 @@ fn lay_out(path: &Path, bytes: u64) -> Result<(), CliError> {
     if existing >= bytes {
         return Ok(());
     }
-    eprintln!("iosched: laying out {} ({} MiB)", path.display(), bytes.div_ceil(1 << 20));
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(failed)?;
+    eprintln!("iosched: laying out {} ({} MiB)", path.display(), bytes.div_ceil(1 << 20));
     let chunk = vec![0x5au8; 1 << 20];
     let mut at = existing;
     while at < bytes {

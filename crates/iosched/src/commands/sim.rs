@@ -20,6 +20,11 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     if args.jobfiles.is_empty() && args.traces.is_empty() {
         return Err(bad("give a fio job file, --trace FILE, or both"));
     }
+    if let Some(name) = args.iolog_filename.as_deref().filter(|n| n.is_empty() || n.contains(char::is_whitespace)) {
+        return Err(bad(format!(
+            "--iolog-filename expects a file name without spaces (fio's iolog splits at them), found '{name}'"
+        )));
+    }
     let jobs = super::parse_job_files(&args.jobfiles)?;
     let format = match &args.format {
         Some(name) => Some(Format::from_name(name).ok_or_else(|| {
@@ -47,6 +52,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     if let Some(runtime) = &args.runtime {
         workload.override_runtime(super::parse_runtime_ns(runtime)?);
     }
+    check_flows(&workload.flow_names(), &args.policy, &args.set, &args.switch_at)?;
+    let capacity_bytes = device.capacity_bytes();
     let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
     let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;
     let started = Instant::now();
@@ -57,6 +64,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     for w in warnings {
         eprintln!("iosched: warning: {w}");
     }
+    say_whole_device_jobs(&jobs, capacity_bytes);
     write_outputs(args, &workload, &out)?;
     if args.json {
         print!("{}", fio_json::to_string(&out.result));
@@ -68,6 +76,32 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             wall.as_secs_f64(),
             out.result.requests_completed as f64 / wall.as_secs_f64().max(1e-9)
         );
+    }
+    Ok(())
+}
+
+/// A job without `size=` (or `filesize=`) covers the device from its offset to the end, as fio covers a whole
+/// file or device; said on stderr, since on a large model that is rarely what was meant.
+pub fn say_whole_device_jobs(jobs: &[iosched_workload::job::JobSpec], capacity_bytes: u64) {
+    for job in jobs.iter().filter(|j| j.size.is_none() && j.filesize.is_none()) {
+        eprintln!(
+            "iosched: job '{}' has no size=: it covers the device from its offset to the end ({:.1} GiB); \
+             give size= to limit it",
+            job.name,
+            capacity_bytes as f64 / (1u64 << 30) as f64
+        );
+    }
+}
+
+/// Every per-flow setting, of `--set` and of each `--switch-at`, names one of `flows`.
+pub fn check_flows(flows: &[String], policy: &str, set: &[String], switch_at: &[String]) -> Result<(), CliError> {
+    super::check_flow_settings("--set", policy, set, flows)?;
+    for text in switch_at {
+        let rest = text.split_once(':').map_or("", |(_, rest)| rest);
+        let mut parts = rest.split(',');
+        let policy = parts.next().unwrap_or_default();
+        let settings: Vec<String> = parts.map(str::to_string).collect();
+        super::check_flow_settings("--switch-at", policy, &settings, flows)?;
     }
     Ok(())
 }
@@ -102,10 +136,25 @@ fn write_file(path: &Path, text: &str, what: &str) -> Result<(), CliError> {
     std::fs::write(path, text).map_err(|e| CliError::Failed(format!("cannot write {what} {}: {e}", path.display())))
 }
 
+/// `--iolog-filename`, else the jobs' shared `filename=` (what fio would open for them), else `iosched.dev`.
+fn iolog_file_name(args: &SimArgs, workload: &Workload) -> String {
+    if let Some(name) = &args.iolog_filename {
+        return name.clone();
+    }
+    let mut names = workload.sources.iter().map(|s| match s {
+        iosched_sim::workload::SourceSpec::Job { spec, .. } => spec.filename.as_deref(),
+        _ => None,
+    });
+    match names.next().flatten() {
+        Some(first) if names.all(|n| n == Some(first)) => first.to_string(),
+        _ => "iosched.dev".to_string(),
+    }
+}
+
 fn write_outputs(args: &SimArgs, workload: &Workload, out: &SimOutput) -> Result<(), CliError> {
     if let Some(path) = &args.write_iolog {
         let requests: Vec<IssuedRequest> = out.log.iter().map(issued).collect();
-        write_file(path, &trace::write::iolog_v3(&requests, "iosched.dev"), "iolog")?;
+        write_file(path, &trace::write::iolog_v3(&requests, &iolog_file_name(args, workload)), "iolog")?;
     }
     if let Some(path) = &args.write_blkparse {
         let requests: Vec<IssuedRequest> = out.log.iter().map(issued).collect();

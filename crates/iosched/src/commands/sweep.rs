@@ -49,6 +49,31 @@ fn settings_for(policy: &str, grid: &[(String, Vec<String>)]) -> Vec<Vec<(String
     combos
 }
 
+/// A grid key that no chosen policy has would be swept over nothing, silently: an error naming the policies'
+/// keys (and the nearest one).
+fn check_grid_keys(policies: &[String], grid: &[(String, Vec<String>)]) -> Result<(), CliError> {
+    let probes: Vec<_> = policies.iter().map(|p| registry::create(p).expect("the policy names were checked")).collect();
+    for (key, _) in grid {
+        if probes.iter().any(|p| p.tunable(key).is_ok()) {
+            continue;
+        }
+        let keys: Vec<&str> = probes.iter().flat_map(|p| p.tunables().iter().map(|t| t.name)).collect();
+        let hint = iosched_core::suggest::did_you_mean(key, keys.iter().copied());
+        let listed: Vec<String> = probes
+            .iter()
+            .map(|p| {
+                let names: Vec<&str> = p.tunables().iter().map(|t| t.name).collect();
+                format!("{}: {}", p.name(), if names.is_empty() { "none".to_string() } else { names.join(", ") })
+            })
+            .collect();
+        return Err(bad(format!(
+            "--grid {key}: none of the policies swept has this tunable{hint} ({})",
+            listed.join("; ")
+        )));
+    }
+    Ok(())
+}
+
 fn ms(ns: u64) -> f64 {
     (ns as f64 / 1e4).round() / 100.0
 }
@@ -76,6 +101,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         registry::create(p).map_err(bad)?;
     }
     let grid = args.grid.iter().map(|g| parse_grid(g)).collect::<Result<Vec<_>, _>>()?;
+    check_grid_keys(&policies, &grid)?;
     let devices = if args.devices.is_empty() {
         vec![iosched_device::spec::DEFAULT_SPEC.to_string()]
     } else {
@@ -88,6 +114,13 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     let mut jobfiles = Vec::new();
     for path in &args.jobfiles {
         jobfiles.push((path.display().to_string(), fio::parse_file(path).map_err(bad)?));
+    }
+    for (jobfile, jobs) in &jobfiles {
+        let flows = Workload::from_jobs(jobs).flow_names();
+        let keys: Vec<String> = grid.iter().map(|(key, _)| format!("{key}=0")).collect();
+        for policy in &policies {
+            super::check_flow_settings("--grid", policy, &keys, &flows).map_err(|e| bad(format!("{jobfile}: {e}")))?;
+        }
     }
     let mut points = Vec::new();
     for (jobfile, jobs) in &jobfiles {
@@ -114,11 +147,14 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     let results = parallel::map_in_order(&points, threads, &|p| run_point(p, args.seed, runtime_ns), &|_| bar.inc(1))
         .map_err(CliError::Failed)?;
     bar.finish_and_clear();
-    let mut rows =
-        vec![["policy", "settings", "device", "job file", "read MB/s", "read p99 ms", "write MB/s", "write p99 ms"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()];
+    // Devices and job files are named in the table by a short label (D1, J1, ...) and spelt out under it, so that
+    // long specs and paths do not push the table past 100 columns.
+    let device_label = |d: &str| format!("D{}", devices.iter().position(|x| x == d).map_or(0, |i| i + 1));
+    let job_label = |j: &str| format!("J{}", jobfiles.iter().position(|(x, _)| x == j).map_or(0, |i| i + 1));
+    let mut rows = vec![["policy", "settings", "device", "jobs", "rd MB/s", "rd p99 ms", "wr MB/s", "wr p99 ms"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()];
     for (p, r) in points.iter().zip(&results) {
         let sum = |dir: usize| r.jobs.iter().map(|j| j.bw_bytes_per_s(dir)).sum::<f64>();
         let p99 = |dir: usize| r.jobs.iter().filter_map(|j| j.directions[dir].total.at(99.0)).max().unwrap_or(0);
@@ -153,8 +189,8 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             rows.push(vec![
                 p.policy.clone(),
                 if settings.is_empty() { "-".into() } else { settings.join(" ") },
-                p.device.clone(),
-                p.jobfile.clone(),
+                device_label(&p.device),
+                job_label(&p.jobfile),
                 format!("{:.1}", sum(0) / 1e6),
                 format!("{:.2}", p99(0) as f64 / 1e6),
                 format!("{:.1}", sum(1) / 1e6),
@@ -164,7 +200,14 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     }
     if !args.json {
         print!("{}", iosched_report::table::columns(&rows));
-        println!("\n{} points; read/write MB/s summed over jobs, p99 the worst job's.", points.len());
+        println!();
+        for (i, d) in devices.iter().enumerate() {
+            println!("D{}  {d}", i + 1);
+        }
+        for (i, (j, _)) in jobfiles.iter().enumerate() {
+            println!("J{}  {j}", i + 1);
+        }
+        println!("{} points; read/write MB/s summed over jobs, p99 the worst job's.", points.len());
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::hdd::params::HddParams;
 use iosched_device::spec::{apply_hdd_keys, split_keys};
+use iosched_report::table::wrap;
 use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{
     errors_by_kind, jittered, replay, replay_with_services, AccessTimeBuckets, KindError, Replayer, Validation,
@@ -218,22 +219,24 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         }
         println!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
     } else {
-        println!("drive      {}", args.disksim);
+        // Lines that can be long (paths, the list of refinements) wrap under their value at 100 columns.
+        let field = |label: &str, text: &str| print!("{}", wrap(text, &format!("{label:<11}"), &" ".repeat(11)));
+        field("drive", &args.disksim);
         let on = params.refinements.enabled();
-        println!(
-            "model      {}",
-            if on.is_empty() {
+        field(
+            "model",
+            &if on.is_empty() {
                 "as DiskSim's code (no refinement)".to_string()
             } else {
                 format!("refinements {} (conform=disksim for none)", on.join(", "))
-            }
+            },
         );
-        println!("trace      {} ({} requests)", trace_name, records.len());
+        field("trace", &format!("{} ({} requests)", trace_name, records.len()));
         let bucketed_as = match &statdefs_file {
             Some(p) => format!("bucketed as {} says", p.display()),
             None => "bucketed as DiskSim's shipped statdefs".to_string(),
         };
-        println!("demerit    {rms:.4} ms (as DiskSim computes it: access-time distributions {bucketed_as})");
+        field("demerit", &format!("{rms:.4} ms (as DiskSim computes it: access-time distributions {bucketed_as})"));
         println!("           {:.4} ms (the requests' own times, not bucketed)", v.rms_exact_ms);
         println!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
         println!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
@@ -241,10 +244,22 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             print!("{}", kinds_table(&kinds));
         }
         if let Some((s, e)) = &spread {
-            println!(
-                "jitter     think times ±{} us, {} seeds: demerit {:.4} ± {:.4} ms (min {:.4}, max {:.4}); not \
-                 bucketed {:.4} ± {:.4} ms (min {:.4}, max {:.4})",
-                s.jitter_us, s.seeds, s.mean_ms, s.sd_ms, s.min_ms, s.max_ms, e.mean_ms, e.sd_ms, e.min_ms, e.max_ms
+            field(
+                "jitter",
+                &format!(
+                    "think times ±{} us, {} seeds: demerit {:.4} ± {:.4} ms (min {:.4}, max {:.4}); not bucketed \
+                     {:.4} ± {:.4} ms (min {:.4}, max {:.4})",
+                    s.jitter_us,
+                    s.seeds,
+                    s.mean_ms,
+                    s.sd_ms,
+                    s.min_ms,
+                    s.max_ms,
+                    e.mean_ms,
+                    e.sd_ms,
+                    e.min_ms,
+                    e.max_ms
+                ),
             );
         }
         if let Some((_, _, c, _)) = &oracle {
