@@ -50,6 +50,19 @@ pub enum Command {
     Experiment(ExperimentArgs),
     /// Simulate a grid of policies x tunable values x devices x job files, in parallel
     Sweep(SweepArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell
+    #[command(after_help = "bash: iosched completions bash > ~/.local/share/bash-completion/completions/iosched\n\
+zsh: iosched completions zsh > ~/.zfunc/_iosched (with fpath+=~/.zfunc before compinit)\n\
+fish: iosched completions fish > ~/.config/fish/completions/iosched.fish")]
+    Completions {
+        /// The shell
+        shell: clap_complete::Shell,
+    },
+    /// Print a man page (roff): iosched man > iosched.1; man ./iosched.1
+    Man {
+        /// A subcommand's own page (iosched-sim(1) for 'sim'), with all its options
+        subcommand: Option<String>,
+    },
     /// The geom-sched experiment: a sequential reader or writer against cvs on a 2008 SATA disk, every policy
     Demo {
         /// Print the experiment's JSON

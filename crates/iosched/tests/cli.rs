@@ -887,3 +887,24 @@ fn silent_no_ops_are_errors_or_said() {
         "--iolog-filename expects a file name without spaces",
     );
 }
+
+#[test]
+fn completions_and_man_pages_come_from_the_argument_definitions() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = iosched(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        // Every subcommand and a subcommand's flag are offered.
+        for word in ["sim", "experiment", "validate", "--policy", "--mqsim-workload"] {
+            assert!(script.contains(word), "{shell}: no '{word}' in the completion script");
+        }
+    }
+    assert_usage_error(&["completions", "tcsh"], "invalid value 'tcsh'", "");
+    let page = stdout(&iosched(&["man"]));
+    assert!(page.contains(".TH iosched 1") && page.contains("iosched\\-sim"), "{page}");
+    let sub = iosched(&["man", "validate"]);
+    let page = stdout(&sub);
+    assert!(sub.status.success() && page.contains(".TH iosched-validate 1"), "{page}");
+    assert!(page.contains("\\-\\-against\\-disksim"), "the subcommand's own options: {page}");
+    assert_bad_input(&["man", "simm"], "no subcommand 'simm'; did you mean 'sim'?");
+}

@@ -31,6 +31,28 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Validate(args) => validate::run(&args),
         Command::Experiment(args) => experiment::run(&args),
         Command::Sweep(args) => sweep::run(&args),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "iosched", &mut std::io::stdout());
+            Ok(())
+        }
+        Command::Man { subcommand } => {
+            let command = <Cli as clap::CommandFactory>::command();
+            let page = match subcommand {
+                None => command,
+                Some(name) => {
+                    let names: Vec<&str> = command.get_subcommands().map(|s| s.get_name()).collect();
+                    let sub = command.find_subcommand(&name).ok_or_else(|| {
+                        let hint = iosched_core::suggest::did_you_mean(&name, names.iter().copied());
+                        bad(format!("no subcommand '{name}'{hint} (there are: {})", names.join(", ")))
+                    })?;
+                    sub.clone().name(format!("iosched-{name}")).bin_name(format!("iosched {name}"))
+                }
+            };
+            clap_mangen::Man::new(page)
+                .render(&mut std::io::stdout())
+                .map_err(|e| CliError::Failed(format!("cannot write the man page: {e}")))
+        }
         Command::Demo { json, html } => {
             experiment::run_loaded(&experiment::load("geom-sched")?, None, None, json, html.as_deref())
         }
