@@ -75,7 +75,7 @@ mod tests {
         assert_eq!(e.to_string(), "a.fio:3: expected a size");
         let missing = read_text(Path::new("/nonexistent/x"), "trace").unwrap_err().to_string();
         assert!(missing.starts_with("/nonexistent/x: cannot read trace: "), "{missing}");
-        let dir = std::env::temp_dir().join(format!("iosched-input-{}", std::process::id()));
+        let dir = iosched_test_data::scratch("input").join("not-utf8");
         std::fs::write(&dir, [b'a', 0xff, b'b']).unwrap();
         let bad = read_text(&dir, "job file").unwrap_err().to_string();
         assert!(bad.ends_with("job file is not UTF-8 text (byte 1)"), "{bad}");

@@ -50,6 +50,9 @@ pub struct FlowSnapshot {
     pub queued: u32,
     /// Requests at the device now.
     pub in_flight: u32,
+    /// When its first request arrived, on the engine's clock (None: none yet).
+    #[serde(default)]
+    pub first_ns: Option<u64>,
 }
 
 impl FlowSnapshot {

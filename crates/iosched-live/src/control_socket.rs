@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn only_the_owner_can_reach_the_socket_and_requests_reach_the_engine() {
-        let target = std::env::temp_dir().join(format!("iosched-control-test-{}", std::process::id()));
+        let target = iosched_test_data::scratch("control").join("target");
         std::fs::write(&target, b"x").unwrap();
         let (server, requests) = ControlServer::start(&target).unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;

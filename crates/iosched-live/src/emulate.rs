@@ -257,8 +257,7 @@ mod tests {
     use iosched_device::simple::{SimpleDevice, SimpleParams};
 
     fn temp_file(bytes: u64) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("iosched-emulate-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = iosched_test_data::scratch(&format!("emulate-{bytes}"));
         let path = dir.join(format!("f{bytes}"));
         std::fs::write(&path, vec![0u8; bytes as usize]).unwrap();
         path

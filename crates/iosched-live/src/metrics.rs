@@ -127,6 +127,7 @@ mod tests {
                     flushes: DirectionCounts::default(),
                     queued: 0,
                     in_flight: 1,
+                    first_ns: None,
                 };
                 let snapshot = FlowsSnapshot {
                     policy: "noop".into(),

@@ -249,8 +249,7 @@ mod tests {
     use super::*;
 
     fn temp_file(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("iosched-uring-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = iosched_test_data::scratch(&format!("uring-{name}"));
         let path = dir.join(name);
         std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
         path

@@ -2,7 +2,9 @@
 //! JSON form `{"experiment": NAME, "results": [...]}`.
 
 use crate::table::columns;
-use iosched_sim::experiment::{Experiment, ExperimentOutcome, Measure, Metrics, RunOutcome};
+use iosched_sim::experiment::{
+    metric_names, verdicts, Experiment, ExperimentOutcome, Measure, Metrics, RunOutcome, Verdict,
+};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
@@ -117,6 +119,15 @@ pub fn to_json(exp: &Experiment, outcome: &ExperimentOutcome) -> Value {
         top.insert("seed_order".into(), json!(seed_order));
         top.insert("seed_order_holds".into(), json!(seed_order_holds(exp, outcome)));
     }
+    let figures: Vec<Value> = verdicts(&exp.cases, outcome)
+        .into_iter()
+        .map(|v| {
+            let mut o = serde_json::to_value(&v).expect("a verdict serialises");
+            o["iosched"] = v.iosched.map_or(Value::Null, |x| round(x, 3));
+            o
+        })
+        .collect();
+    top.insert("seed_figures".into(), Value::Array(figures));
     top.insert("results".into(), Value::Array(results));
     Value::Object(top)
 }
@@ -149,6 +160,7 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
             wrapped(&mut out, &format!("{}: {}", p.label, p.seed_says.as_deref().unwrap_or_default()), "  ", "    ");
         }
     }
+    let all_verdicts = verdicts(&exp.cases, outcome);
     match &d.measure {
         Measure::GeomSched { stream, interactive } => {
             for case in &exp.cases {
@@ -171,6 +183,7 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                     rows.push(vec![r.policy.clone(), opt(dd_mb_per_s, 1), opt(cvs_ops_per_s, 1), slowdown]);
                 }
                 indent(&mut out, &columns(&rows));
+                figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
             }
         }
         Measure::NetflixFill { fill_starts_s, .. } => {
@@ -234,6 +247,7 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                     ]);
                 }
                 indent(&mut out, &columns(&rows));
+                figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
             }
         }
         Measure::BfqStartup { idle_case, .. } => {
@@ -255,6 +269,7 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                     ]);
                 }
                 indent(&mut out, &columns(&rows));
+                figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
             }
         }
         Measure::Dbload { seed_order } => {
@@ -265,6 +280,9 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 rows.push(vec![r.policy.clone(), f1(load_s)]);
             }
             indent(&mut out, &columns(&rows));
+            for case in &exp.cases {
+                figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
+            }
             let ours: Vec<String> = load_order(outcome).into_iter().map(|(p, _)| p).collect();
             let verdict = match seed_order_holds(exp, outcome) {
                 Some(true) => "holds",
@@ -281,6 +299,46 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
         }
     }
     out
+}
+
+/// iosched's figure of a verdict in words: "55.0 MB/s", or "cfq/bfq 6.68" for a ratio.
+pub fn verdict_figure(exp: &Experiment, v: &Verdict) -> String {
+    let Some(x) = v.iosched else { return "-".to_string() };
+    let digits = if x >= 100.0 {
+        0
+    } else if x >= 10.0 {
+        1
+    } else {
+        2
+    };
+    match &v.figure.relative_to {
+        Some(other) => format!("{}/{other} {x:.digits$}", v.figure.policy),
+        None => {
+            let unit = metric_names(&exp.description.measure)
+                .iter()
+                .find(|(n, _)| *n == v.figure.metric)
+                .map_or("", |(_, u)| *u);
+            if unit == "x" {
+                format!("{x:.digits$}x")
+            } else {
+                format!("{x:.digits$} {unit}")
+            }
+        }
+    }
+}
+
+/// The seed's figures for `case`, each with iosched's and whether it holds, under the case's table.
+fn figure_lines(out: &mut String, exp: &Experiment, all: &[Verdict], case: &str) {
+    for v in all.iter().filter(|v| v.case == case) {
+        let line = format!(
+            "seed figure \"{}\": iosched {} (seed: {}): {}",
+            v.figure.says,
+            verdict_figure(exp, v),
+            v.range(),
+            v.word()
+        );
+        wrapped(out, &line, "  ", "    ");
+    }
 }
 
 fn indent(out: &mut String, text: &str) {

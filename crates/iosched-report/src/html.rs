@@ -2,8 +2,8 @@
 //! no network): read MB/s, write MB/s and the watched job's latency against time (like Figs. 1 and 7 of seed
 //! 002), latency CDFs per policy, and bars of each case's figures.
 
-use crate::experiment::render;
-use iosched_sim::experiment::{Experiment, ExperimentOutcome, Metrics, RunOutcome};
+use crate::experiment::{render, verdict_figure};
+use iosched_sim::experiment::{metric_names, verdicts, Experiment, ExperimentOutcome, Metrics, RunOutcome, Verdict};
 use std::fmt::Write;
 
 const PALETTE: &[&str] =
@@ -72,47 +72,169 @@ fn y_axis(svg: &mut String, (y_max, y_step): (f64, f64), plot_w: f64, plot_h: f6
 }
 
 struct Line<'a> {
-    name: &'a str,
+    name: String,
     color: &'a str,
+    /// Index of its marker shape ([`marker`]), so that lines stay apart without colour.
+    marker: usize,
     points: Vec<(f64, f64)>,
 }
 
-/// A chart with one line per policy; `log_x` draws x on a log scale (decades).
-fn line_chart(title: &str, x_name: &str, y_name: &str, lines: &[Line], log_x: bool) -> String {
+/// The most lines one plot draws; more policies make several plots, each with the baseline (small multiples).
+const LINES_PER_PLOT: usize = 4;
+
+/// Markers drawn along each line, about this many per line.
+const MARKERS_PER_LINE: usize = 8;
+
+/// A marker shape centred on (x, y): circle, square, triangle, diamond, cross, down-triangle, plus, star.
+fn marker(shape: usize, x: f64, y: f64, color: &str) -> String {
+    let r = 3.5;
+    match shape % 8 {
+        0 => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{color}"/>"#),
+        1 => format!(
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{color}"/>"#,
+            x - r,
+            y - r,
+            2.0 * r,
+            2.0 * r
+        ),
+        2 => format!(
+            r#"<polygon points="{x:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{color}"/>"#,
+            y - r,
+            x - r,
+            y + r,
+            x + r,
+            y + r
+        ),
+        3 => format!(
+            r#"<polygon points="{x:.1},{:.1} {:.1},{y:.1} {x:.1},{:.1} {:.1},{y:.1}" fill="{color}"/>"#,
+            y - r,
+            x + r,
+            y + r,
+            x - r
+        ),
+        4 => format!(
+            r#"<path d="M{:.1},{:.1}L{:.1},{:.1}M{:.1},{:.1}L{:.1},{:.1}" stroke="{color}" stroke-width="2"/>"#,
+            x - r,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r,
+            x + r,
+            y - r
+        ),
+        5 => format!(
+            r#"<polygon points="{x:.1},{:.1} {:.1},{:.1} {:.1},{:.1}" fill="{color}"/>"#,
+            y + r,
+            x - r,
+            y - r,
+            x + r,
+            y - r
+        ),
+        6 => format!(
+            r#"<path d="M{x:.1},{:.1}L{x:.1},{:.1}M{:.1},{y:.1}L{:.1},{y:.1}" stroke="{color}" stroke-width="2"/>"#,
+            y - r,
+            y + r,
+            x - r,
+            x + r
+        ),
+        _ => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="none" stroke="{color}" stroke-width="1.5"/>"#),
+    }
+}
+
+/// Decades covering the positive values: (low, high), each a power of ten.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+    for v in values.filter(|v| *v > 0.0 && v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.001, 1.0);
+    }
+    let lo = 10f64.powf(lo.log10().floor());
+    let hi = 10f64.powf(hi.log10().ceil());
+    (lo, if hi > lo { hi } else { lo * 10.0 })
+}
+
+/// Axis scales of a line chart.
+#[derive(Clone, Copy, PartialEq)]
+enum Scale {
+    Linear,
+    Log,
+}
+
+/// A chart with one line per policy (or per group of policies with identical results). A log axis is drawn in
+/// decades; points at or below zero are left out of it.
+/// The axes span every line of `axes_of` (all the small multiples of one plot, so that they compare at a glance).
+fn line_chart(
+    title: &str,
+    (x_name, y_name): (&str, &str),
+    lines: &[Line],
+    axes_of: &[Line],
+    (x_scale, y_scale): (Scale, Scale),
+) -> String {
     let mut svg = String::new();
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let all = || lines.iter().flat_map(|l| l.points.iter());
-    let (x_min, x_max) = if log_x {
-        let lo = all().map(|p| p.0).filter(|x| *x > 0.0).fold(f64::INFINITY, f64::min);
-        let hi = all().map(|p| p.0).fold(0.0, f64::max);
-        let lo = if lo.is_finite() { 10f64.powf(lo.log10().floor()) } else { 0.001 };
-        let hi = if hi > lo { 10f64.powf(hi.log10().ceil()) } else { lo * 10.0 };
-        (lo, hi)
-    } else {
-        (0.0, nice_axis(all().map(|p| p.0).fold(0.0, f64::max)).0)
+    let all = || axes_of.iter().flat_map(|l| l.points.iter());
+    let (x_min, x_max) = match x_scale {
+        Scale::Log => decades(all().map(|p| p.0)),
+        Scale::Linear => (0.0, nice_axis(all().map(|p| p.0).fold(0.0, f64::max)).0),
     };
-    let (y_max, y_step) = nice_axis(all().map(|p| p.1).fold(0.0, f64::max));
-    let x_of = |x: f64| {
-        let t =
-            if log_x { (x.max(x_min).log10() - x_min.log10()) / (x_max.log10() - x_min.log10()) } else { x / x_max };
-        LEFT + t * plot_w
-    };
-    let y_of = |y: f64| TOP + plot_h - (y / y_max) * plot_h;
-    open_svg(&mut svg, title);
-    y_axis(&mut svg, (y_max, y_step), plot_w, plot_h, y_name);
-    // x ticks.
-    let ticks: Vec<f64> = if log_x {
-        let mut t = Vec::new();
-        let mut v = x_min;
-        while v <= x_max * 1.0001 {
-            t.push(v);
-            v *= 10.0;
+    let (y_min, y_max, y_step) = match y_scale {
+        Scale::Log => {
+            let (lo, hi) = decades(all().map(|p| p.1));
+            (lo, hi, 10.0)
         }
-        t
-    } else {
-        let (_, step) = nice_axis(x_max);
-        (0..=((x_max / step).round() as usize)).map(|i| i as f64 * step).collect()
+        Scale::Linear => {
+            let (max, step) = nice_axis(all().map(|p| p.1).fold(0.0, f64::max));
+            (0.0, max, step)
+        }
+    };
+    let along = |v: f64, lo: f64, hi: f64, scale: Scale| match scale {
+        Scale::Log => (v.max(lo).log10() - lo.log10()) / (hi.log10() - lo.log10()),
+        Scale::Linear => v / hi,
+    };
+    let x_of = |x: f64| LEFT + along(x, x_min, x_max, x_scale) * plot_w;
+    let y_of = |y: f64| TOP + plot_h - along(y.min(y_max), y_min, y_max, y_scale) * plot_h;
+    let kept = |(x, y): (f64, f64)| (x_scale == Scale::Linear || x > 0.0) && (y_scale == Scale::Linear || y > 0.0);
+    open_svg(&mut svg, title);
+    // y grid and ticks.
+    let y_ticks: Vec<f64> = match y_scale {
+        Scale::Log => {
+            std::iter::successors(Some(y_min), |v| Some(v * 10.0)).take_while(|v| *v <= y_max * 1.0001).collect()
+        }
+        Scale::Linear => (0..=((y_max / y_step).round() as usize)).map(|i| i as f64 * y_step).collect(),
+    };
+    for t in &y_ticks {
+        let py = y_of(*t);
+        let _ = write!(
+            svg,
+            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+            LEFT + plot_w,
+            LEFT - 5.0,
+            py + 4.0,
+            label(*t)
+        );
+    }
+    let middle = TOP + plot_h / 2.0;
+    let y_label = if y_scale == Scale::Log { format!("{y_name}, log") } else { y_name.to_string() };
+    let _ = write!(
+        svg,
+        r#"<text x="14" y="{middle:.1}" text-anchor="middle" class="axis" data-scale="{}" transform="rotate(-90 14 {middle:.1})">{}</text>"#,
+        if y_scale == Scale::Log { "log" } else { "linear" },
+        escape(&y_label)
+    );
+    // x ticks.
+    let ticks: Vec<f64> = match x_scale {
+        Scale::Log => {
+            std::iter::successors(Some(x_min), |v| Some(v * 10.0)).take_while(|v| *v <= x_max * 1.0001).collect()
+        }
+        Scale::Linear => {
+            let (_, step) = nice_axis(x_max);
+            (0..=((x_max / step).round() as usize)).map(|i| i as f64 * step).collect()
+        }
     };
     for t in ticks {
         let px = x_of(t);
@@ -132,40 +254,107 @@ fn line_chart(title: &str, x_name: &str, y_name: &str, lines: &[Line], log_x: bo
         HEIGHT - 8.0,
         escape(x_name)
     );
+    let mut legend_row = 0usize;
     for (i, line) in lines.iter().enumerate() {
-        if !line.points.is_empty() {
-            let path: Vec<String> =
-                line.points.iter().map(|&(x, y)| format!("{:.1},{:.1}", x_of(x), y_of(y.min(y_max)))).collect();
+        let points: Vec<(f64, f64)> = line.points.iter().copied().filter(|p| kept(*p)).collect();
+        if !points.is_empty() {
+            let path: Vec<String> = points.iter().map(|&(x, y)| format!("{:.1},{:.1}", x_of(x), y_of(y))).collect();
             let _ = write!(
                 svg,
                 r#"<polyline class="series" fill="none" stroke="{}" stroke-width="1.6" points="{}"/>"#,
                 line.color,
                 path.join(" ")
             );
+            // Markers, spread along the line and shifted per line so that lines on top of each other still show.
+            let every = (points.len() / MARKERS_PER_LINE).max(1);
+            for &(x, y) in points.iter().skip((i * every / LINES_PER_PLOT.max(1)).min(points.len() - 1)).step_by(every)
+            {
+                svg.push_str(&marker(line.marker, x_of(x), y_of(y), line.color));
+            }
         }
-        let ly = TOP + 12.0 + i as f64 * 16.0;
+        // A merged line's names ("noop = kyber") one per legend row, so that none is cut at the plot's edge.
+        let ly = TOP + 12.0 + legend_row as f64 * 13.0;
         let lx = LEFT + plot_w + 10.0;
         let _ = write!(
             svg,
-            r#"<line x1="{lx}" y1="{ly}" x2="{:.1}" y2="{ly}" stroke="{}" stroke-width="3"/><text x="{:.1}" y="{:.1}" class="legend">{}</text>"#,
+            r#"<line x1="{lx}" y1="{ly}" x2="{:.1}" y2="{ly}" stroke="{}" stroke-width="3"/>{}"#,
             lx + 16.0,
             line.color,
-            lx + 20.0,
-            ly + 4.0,
-            escape(line.name)
+            marker(line.marker, lx + 8.0, ly, line.color),
         );
+        for (k, name) in line.name.split(" = ").enumerate() {
+            let text = if k == 0 { name.to_string() } else { format!("= {name}") };
+            let _ = write!(
+                svg,
+                r#"<text x="{:.1}" y="{:.1}" class="legend">{}</text>"#,
+                lx + 20.0,
+                ly + 4.0 + k as f64 * 13.0,
+                escape(&text)
+            );
+            legend_row += 1;
+        }
+        legend_row += 1;
     }
     svg.push_str("</svg>");
     svg
 }
 
-/// Bars, one per label, each in its policy's colour.
-fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)]) -> String {
+/// One line plot of a case: its title, axis names, lines (before grouping) and scales.
+struct LinePlot<'a> {
+    title: String,
+    names: (&'a str, &'a str),
+    lines: Vec<Line<'a>>,
+    scales: (Scale, Scale),
+}
+
+/// Lines with identical points merged into one named after all of them ("deadline = kyber"): otherwise the
+/// later would hide the earlier and a reader would count one policy missing.
+fn merge_identical<'a>(lines: Vec<Line<'a>>) -> Vec<Line<'a>> {
+    let mut out: Vec<Line<'a>> = Vec::new();
+    for line in lines {
+        match out.iter_mut().find(|o| o.points == line.points) {
+            Some(same) => same.name = format!("{} = {}", same.name, line.name),
+            None => out.push(line),
+        }
+    }
+    out
+}
+
+/// Lines in groups of at most [`LINES_PER_PLOT`], the first line (the baseline) in every group.
+fn small_multiples<'a>(lines: &'a [Line<'a>]) -> Vec<Vec<&'a Line<'a>>> {
+    let Some((first, rest)) = lines.split_first() else { return Vec::new() };
+    if rest.is_empty() {
+        return vec![vec![first]];
+    }
+    rest.chunks(LINES_PER_PLOT - 1).map(|chunk| std::iter::once(first).chain(chunk).collect()).collect()
+}
+
+/// Whether any line has a point with both coordinates above zero: a plot of nothing but zeros (no writes in a
+/// read-only case, no latency of a job the case does not run) is left out.
+fn has_data(lines: &[Line]) -> bool {
+    lines.iter().any(|l| l.points.iter().any(|p| p.0 > 0.0 && p.1 > 0.0))
+}
+
+/// The seed's range for one bar: drawn over the bar as a hatched band between low and high (an open end reaches
+/// the plot's edge), with the seed's words as its tooltip.
+struct SeedBand<'a> {
+    bar: usize,
+    low: Option<f64>,
+    high: Option<f64>,
+    says: &'a str,
+    holds: Option<bool>,
+}
+
+/// Bars, one per label, each in its policy's colour, with the seed's figures marked on theirs.
+fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)], seed: &[SeedBand]) -> String {
     let mut svg = String::new();
     let plot_w = WIDTH - LEFT - 20.0;
     let plot_h = HEIGHT - TOP - BOTTOM - 20.0;
-    let (y_max, y_step) = nice_axis(bars.iter().map(|b| b.1).fold(0.0, f64::max));
-    let y_of = |y: f64| TOP + plot_h - (y / y_max) * plot_h;
+    // The axis reaches the seed's figures too; an open range ("at least 100") gets room above its end.
+    let seed_tops = seed.iter().filter_map(|b| b.high.or(b.low.map(|lo| lo * 1.3)));
+    let highest = bars.iter().map(|b| b.1).chain(seed_tops).fold(0.0, f64::max);
+    let (y_max, y_step) = nice_axis(highest);
+    let y_of = |y: f64| TOP + plot_h - (y.min(y_max) / y_max) * plot_h;
     open_svg(&mut svg, title);
     y_axis(&mut svg, (y_max, y_step), plot_w, plot_h, y_name);
     let slot = plot_w / bars.len().max(1) as f64;
@@ -188,6 +377,24 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)]) -> String 
             escape(name)
         );
     }
+    for band in seed {
+        let x = LEFT + band.bar as f64 * slot + slot * 0.05;
+        let (top, bottom) = (y_of(band.high.unwrap_or(y_max)), y_of(band.low.unwrap_or(0.0)));
+        let verdict = match band.holds {
+            Some(true) => "holds",
+            Some(false) => "does not hold",
+            None => "not run",
+        };
+        let _ = write!(
+            svg,
+            r##"<rect class="seed" x="{x:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="url(#seedhatch)" stroke="#000" stroke-dasharray="4 2"><title>seed: {} ({verdict})</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" class="seedlabel">seed</text>"##,
+            slot * 0.9,
+            (bottom - top).max(2.0),
+            escape(band.says),
+            x + slot * 0.45,
+            (top - 14.0).max(TOP + 8.0)
+        );
+    }
     let _ = write!(
         svg,
         r##"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/></svg>"##,
@@ -198,26 +405,27 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)]) -> String 
     svg
 }
 
-/// The figures of a run drawn as bars: (what, unit, value).
-fn bar_values(run: &RunOutcome) -> Vec<(&'static str, f64)> {
+/// The figures of a run drawn as bars: (metric name as in experiment.toml's figures, what, value).
+fn bar_values(run: &RunOutcome) -> Vec<(&'static str, &'static str, f64)> {
     match run.measures.metrics {
         Metrics::GeomSched { dd_mb_per_s, cvs_ops_per_s } => {
             let mut v = Vec::new();
             if let Some(x) = dd_mb_per_s {
-                v.push(("stream MB/s", x));
+                v.push(("stream_mb_per_s", "stream MB/s", x));
             }
             if let Some(x) = cvs_ops_per_s {
-                v.push(("interactive ops/s", x));
+                v.push(("interactive_ops_per_s", "interactive ops/s", x));
             }
             v
         }
-        Metrics::NetflixFill { read_p99_ms_during, write_mb_per_s, .. } => {
-            vec![("read p99 ms during the fill", read_p99_ms_during), ("write MB/s", write_mb_per_s)]
-        }
+        Metrics::NetflixFill { read_p99_ms_during, write_mb_per_s, .. } => vec![
+            ("read_p99_ms_during", "read p99 ms during the fill", read_p99_ms_during),
+            ("write_mb_per_s", "write MB/s", write_mb_per_s),
+        ],
         Metrics::BfqStartup { startup_s, aggregate_mb_per_s } => {
-            vec![("start-up s", startup_s), ("aggregate MB/s", aggregate_mb_per_s)]
+            vec![("startup_s", "start-up s", startup_s), ("aggregate_mb_per_s", "aggregate MB/s", aggregate_mb_per_s)]
         }
-        Metrics::Dbload { load_s } => vec![("load s", load_s)],
+        Metrics::Dbload { load_s } => vec![("load_s", "load s", load_s)],
     }
 }
 
@@ -235,6 +443,11 @@ svg.plot {{ background: #fff; border: 1px solid #ccc; }}
 svg .title {{ font-size: 13px; font-weight: bold; }}
 svg .tick, svg .legend {{ font-size: 10px; }}
 svg .axis {{ font-size: 11px; }}
+svg .seedlabel {{ font-size: 10px; font-style: italic; }}
+table.verdicts {{ border-collapse: collapse; margin: 0.5em 0; }}
+table.verdicts td, table.verdicts th {{ border: 1px solid #ccc; padding: 2px 8px; text-align: left; }}
+tr.holds td:last-child {{ color: #1a7f37; font-weight: bold; }}
+tr.fails td:last-child {{ color: #b42318; font-weight: bold; }}
 </style></head><body><h1>{title}</h1><p>{source}; device <code>{device}</code>, seed {seed}.</p><p>{about}</p>"#,
         name = escape(&exp.name),
         title = escape(&d.title),
@@ -243,59 +456,136 @@ svg .axis {{ font-size: 11px; }}
         seed = d.seed,
         about = escape(d.about.trim())
     );
+    // The hatch the seed's ranges are drawn with, defined once for every plot of the page.
+    page.push_str(r##"<svg width="0" height="0" style="position:absolute"><defs><pattern id="seedhatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#ffffff" fill-opacity="0.25"/><line x1="0" y1="0" x2="0" y2="6" stroke="#000" stroke-width="1.2" stroke-opacity="0.5"/></pattern></defs></svg>"##);
     let _ = write!(page, "<h2>Results</h2><pre>{}</pre>", escape(&render(exp, outcome)));
     let policies: Vec<&str> = d.policies.iter().map(|p| p.label.as_str()).collect();
     let color = |policy: &str| PALETTE[policies.iter().position(|p| *p == policy).unwrap_or(0) % PALETTE.len()];
+    let all_verdicts = verdicts(&exp.cases, outcome);
     for case in &exp.cases {
         let runs: Vec<&RunOutcome> = outcome.runs.iter().filter(|r| r.case == case.entry.name).collect();
         if runs.is_empty() {
             continue;
         }
         let watched = &runs[0].measures.watched;
-        let _ = write!(page, "<h2>Case {}</h2><div class=\"plots\">", escape(&case.entry.name));
+        let _ = write!(page, "<h2>Case {}</h2>", escape(&case.entry.name));
+        let case_verdicts: Vec<&Verdict> = all_verdicts.iter().filter(|v| v.case == case.entry.name).collect();
+        if !case_verdicts.is_empty() {
+            page.push_str("<table class=\"verdicts\"><tr><th>the seed says</th><th>iosched</th><th>the seed's range</th><th>verdict</th></tr>");
+            for v in &case_verdicts {
+                let _ = write!(
+                    page,
+                    r#"<tr class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+                    match v.holds {
+                        Some(true) => "holds",
+                        Some(false) => "fails",
+                        None => "notrun",
+                    },
+                    escape(&v.figure.says),
+                    escape(&verdict_figure(exp, v)),
+                    escape(&v.range()),
+                    v.word()
+                );
+            }
+            page.push_str("</table>");
+        }
+        page.push_str("<div class=\"plots\">");
         let over_time = |pick: &dyn Fn(&iosched_sim::experiment::SeriesPoint) -> Option<f64>| -> Vec<Line> {
+            merge_identical(
+                runs.iter()
+                    .map(|r| Line {
+                        name: r.policy.clone(),
+                        color: color(&r.policy),
+                        marker: policies.iter().position(|p| *p == r.policy).unwrap_or(0),
+                        points: r.measures.series.iter().filter_map(|p| pick(p).map(|v| (p.end_s, v))).collect(),
+                    })
+                    .collect(),
+            )
+        };
+        let cdf = merge_identical(
             runs.iter()
                 .map(|r| Line {
-                    name: &r.policy,
+                    name: r.policy.clone(),
                     color: color(&r.policy),
-                    points: r.measures.series.iter().filter_map(|p| pick(p).map(|v| (p.end_s, v))).collect(),
-                })
-                .collect()
-        };
-        page.push_str(&line_chart("Read MB/s", "time (s)", "MB/s", &over_time(&|p| Some(p.read_mb_per_s)), false));
-        page.push_str(&line_chart("Write MB/s", "time (s)", "MB/s", &over_time(&|p| Some(p.write_mb_per_s)), false));
-        let has_latency = runs.iter().any(|r| r.measures.series.iter().any(|p| p.latency_p99_ms.is_some()));
-        if has_latency {
-            page.push_str(&line_chart(
-                &format!("{watched}: p99 latency per interval"),
-                "time (s)",
-                "ms",
-                &over_time(&|p| p.latency_p99_ms),
-                false,
-            ));
-            let cdf: Vec<Line> = runs
-                .iter()
-                .map(|r| Line {
-                    name: &r.policy,
-                    color: color(&r.policy),
+                    marker: policies.iter().position(|p| *p == r.policy).unwrap_or(0),
                     points: r.measures.cdf.iter().map(|&(ms, q)| (ms, q * 100.0)).collect(),
                 })
-                .collect();
-            page.push_str(&line_chart(
-                &format!("{watched}: latency CDF"),
-                "latency (ms, log)",
-                "% of requests",
-                &cdf,
-                true,
-            ));
+                .collect(),
+        );
+        let linear = (Scale::Linear, Scale::Linear);
+        let plots = [
+            LinePlot {
+                title: "Read MB/s".into(),
+                names: ("time (s)", "MB/s"),
+                lines: over_time(&|p| Some(p.read_mb_per_s)),
+                scales: linear,
+            },
+            LinePlot {
+                title: "Write MB/s".into(),
+                names: ("time (s)", "MB/s"),
+                lines: over_time(&|p| Some(p.write_mb_per_s)),
+                scales: linear,
+            },
+            LinePlot {
+                title: format!("{watched}: p99 latency per interval"),
+                names: ("time (s)", "ms"),
+                lines: over_time(&|p| p.latency_p99_ms),
+                scales: (Scale::Linear, Scale::Log),
+            },
+            LinePlot {
+                title: format!("{watched}: latency CDF"),
+                names: ("latency (ms, log)", "% of requests"),
+                lines: cdf,
+                scales: (Scale::Log, Scale::Linear),
+            },
+        ];
+        for LinePlot { title, names, lines, scales } in &plots {
+            if !has_data(lines) {
+                continue;
+            }
+            let groups = small_multiples(lines);
+            for (k, group) in groups.iter().enumerate() {
+                let title =
+                    if groups.len() > 1 { format!("{title} ({} of {})", k + 1, groups.len()) } else { title.clone() };
+                let group: Vec<Line> = group
+                    .iter()
+                    .map(|l| Line { name: l.name.clone(), color: l.color, marker: l.marker, points: l.points.clone() })
+                    .collect();
+                page.push_str(&line_chart(&title, *names, &group, lines, *scales));
+            }
         }
-        let kinds: Vec<&'static str> = bar_values(runs[0]).into_iter().map(|(name, _)| name).collect();
-        for (k, what) in kinds.iter().enumerate() {
+        // The measure's own figures, then each other figure the seed gives a value of in this case, so that
+        // every seed figure stands beside iosched's.
+        let mut kinds: Vec<(&str, String)> =
+            bar_values(runs[0]).into_iter().map(|(m, name, _)| (m, name.to_string())).collect();
+        for v in case_verdicts.iter().filter(|v| v.figure.relative_to.is_none()) {
+            if !kinds.iter().any(|(m, _)| *m == v.figure.metric) {
+                let unit = metric_names(&d.measure).iter().find(|(n, _)| *n == v.figure.metric).map_or("", |(_, u)| *u);
+                kinds.push((v.figure.metric.as_str(), format!("{} ({unit})", v.figure.metric.replace('_', " "))));
+            }
+        }
+        for (metric, what) in &kinds {
             let bars: Vec<(String, f64, &str)> = runs
                 .iter()
-                .filter_map(|r| bar_values(r).get(k).map(|(_, v)| (r.policy.clone(), *v, color(&r.policy))))
+                .filter_map(|r| r.measures.metrics.value(metric).map(|v| (r.policy.clone(), v, color(&r.policy))))
                 .collect();
-            page.push_str(&bar_chart(&format!("{}: {what}", case.entry.name), what, &bars));
+            if bars.iter().all(|b| b.1 <= 0.0) {
+                continue;
+            }
+            let seed: Vec<SeedBand> = case_verdicts
+                .iter()
+                .filter(|v| v.figure.metric == *metric && v.figure.relative_to.is_none())
+                .filter_map(|v| {
+                    bars.iter().position(|b| b.0 == v.figure.policy).map(|bar| SeedBand {
+                        bar,
+                        low: v.figure.low,
+                        high: v.figure.high,
+                        says: &v.figure.says,
+                        holds: v.holds,
+                    })
+                })
+                .collect();
+            page.push_str(&bar_chart(&format!("{}: {what}", case.entry.name), what, &bars, &seed));
         }
         page.push_str("</div>");
     }
@@ -313,6 +603,44 @@ mod tests {
         assert_eq!(nice_axis(0.9), (1.0, 0.2));
         assert_eq!(nice_axis(0.0), (1.0, 0.2));
         assert_eq!(nice_axis(430.0), (500.0, 100.0));
+    }
+
+    fn line(name: &str, points: &[(f64, f64)]) -> Line<'static> {
+        Line { name: name.to_string(), color: "#000", marker: 0, points: points.to_vec() }
+    }
+
+    #[test]
+    fn identical_lines_merge_and_groups_keep_the_baseline() {
+        let lines = merge_identical(vec![
+            line("noop", &[(1.0, 5.0)]),
+            line("a", &[(1.0, 6.0)]),
+            line("deadline", &[(1.0, 5.0)]),
+            line("b", &[(1.0, 7.0)]),
+            line("c", &[(1.0, 8.0)]),
+            line("d", &[(1.0, 9.0)]),
+        ]);
+        let names: Vec<&str> = lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["noop = deadline", "a", "b", "c", "d"]);
+        let groups: Vec<Vec<&str>> =
+            small_multiples(&lines).iter().map(|g| g.iter().map(|l| l.name.as_str()).collect()).collect();
+        assert_eq!(groups, [vec!["noop = deadline", "a", "b", "c"], vec!["noop = deadline", "d"]]);
+        assert!(groups.iter().all(|g| g.len() <= LINES_PER_PLOT));
+    }
+
+    #[test]
+    fn a_plot_of_zeros_has_no_data_and_a_log_axis_is_in_decades() {
+        assert!(!has_data(&[line("w", &[(1.0, 0.0), (2.0, 0.0)])]));
+        assert!(!has_data(&[line("cdf of nothing", &[(0.0, 50.0), (0.0, 100.0)])]));
+        assert!(has_data(&[line("r", &[(1.0, 0.0), (2.0, 3.0)])]));
+        assert_eq!(decades([0.3, 25_000.0].into_iter()), (0.1, 100_000.0));
+        let svg = line_chart(
+            "p99",
+            ("time (s)", "ms"),
+            &[line("a", &[(1.0, 0.5), (2.0, 25_000.0)])],
+            &[line("a", &[(1.0, 0.5), (2.0, 25_000.0)])],
+            (Scale::Linear, Scale::Log),
+        );
+        assert!(svg.contains(r#"data-scale="log""#) && svg.contains(">100000<") && svg.contains(">0.10<"), "{svg}");
     }
 
     #[test]

@@ -160,6 +160,7 @@ mod tests {
             flushes: DirectionCounts::default(),
             queued: 5,
             in_flight: 2,
+            first_ns: None,
         };
         let snapshot = FlowsSnapshot {
             policy: "bfq".into(),

@@ -11,12 +11,15 @@ use iosched_core::units;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Longest flow name shown (most process names with their pid fit; longer ones end in '~'). With the class and
-/// the six figures a row is 79 columns, so that the screen fits an 80-column terminal.
+/// Longest flow name shown in an 80-column terminal (most process names with their pid fit; longer ones end in
+/// '~'). With the class and the six figures a row is 79 columns. A wider terminal widens the name column.
 const NAME_WIDTH: usize = 22;
 
-/// The widest line of the screen (a title with a long target or device name is cut to it).
+/// The narrowest screen: piped output, and a terminal that does not say its width.
 pub const SCREEN_COLUMNS: usize = 80;
+
+/// The widest name column a wide terminal gets (a command line rarely says more).
+const NAME_WIDTH_MAX: usize = 60;
 
 /// One row: what completed in the interval, and the queues now.
 #[derive(Default)]
@@ -57,16 +60,19 @@ impl Row {
     }
 
     /// Read MB/s, write MB/s, IOPS, mean latency (ms, or "-"), queued, in flight.
-    fn cells(&self, interval_ns: u64) -> String {
-        let mb_s = |c: &DirectionCounts| units::bytes_per_s(c.bytes, interval_ns) / 1e6;
-        let iops = self.all.ios as f64 * units::NS_PER_S as f64 / interval_ns.max(1) as f64;
+    /// `rates`: false for a flow present for less than half the interval, whose rates over the interval would
+    /// mislead (a 6-byte `cat` is not a stream): its MB/s and IOPS show as '-'.
+    fn cells(&self, interval_ns: u64, rates: bool) -> String {
+        let rate = |x: f64, decimals: usize| if rates { format!("{x:.decimals$}") } else { "-".to_string() };
+        let mb_s = |c: &DirectionCounts| rate(units::bytes_per_s(c.bytes, interval_ns) / 1e6, 1);
+        let iops = rate(self.all.ios as f64 * units::NS_PER_S as f64 / interval_ns.max(1) as f64, 0);
         let latency = if self.all.ios == 0 {
             "-".to_string()
         } else {
             format!("{:.3}", units::ns_to_ms(self.all.latency_sum_ns) / self.all.ios as f64)
         };
         format!(
-            "{:>8.1} {:>8.1} {:>8.0} {:>8} {:>6} {:>6}",
+            "{:>8} {:>8} {:>8} {:>8} {:>6} {:>6}",
             mb_s(&self.reads),
             mb_s(&self.writes),
             iops,
@@ -88,14 +94,24 @@ fn class_name(class: IoClass) -> &'static str {
 /// The screen for the interval from `before` (None: since the start) to `now`, titled with `target`, every flow
 /// that moved data listed.
 pub fn render(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot) -> String {
-    render_in(target, before, now, usize::MAX)
+    render_in(target, before, now, usize::MAX, SCREEN_COLUMNS)
 }
 
-/// [`render`] in at most `lines` lines (a terminal's height): the busiest flows first, and a count of those that
-/// did not fit.
-pub fn render_in(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapshot, lines: usize) -> String {
+/// [`render`] in at most `lines` lines and `columns` columns (a terminal's size; at least 80 columns are used):
+/// the busiest flows first, and a count of those that did not fit; a wider terminal shows longer names.
+pub fn render_in(
+    target: &str,
+    before: Option<&FlowsSnapshot>,
+    now: &FlowsSnapshot,
+    lines: usize,
+    columns: usize,
+) -> String {
+    let columns = columns.max(SCREEN_COLUMNS);
+    let name_width = (NAME_WIDTH + columns - SCREEN_COLUMNS).min(NAME_WIDTH_MAX);
     let start_ns = before.map_or(0, |b| b.elapsed_ns);
     let interval_ns = now.elapsed_ns.saturating_sub(start_ns).max(1);
+    // Present for most of the interval: its first request came in the interval's first half (or before it).
+    let most_of_interval = |flow: &FlowSnapshot| flow.first_ns.is_none_or(|first| first <= start_ns + interval_ns / 2);
     let mut out = String::new();
     let title = format!(
         "iosched top {target}: {} on {}, up {:.1} s, last {:.2} s, {} policy switches",
@@ -105,10 +121,10 @@ pub fn render_in(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapsh
         units::ns_to_s(interval_ns),
         now.policy_switches
     );
-    let _ = writeln!(out, "{}", cut(&title, SCREEN_COLUMNS));
-    let columns =
+    let _ = writeln!(out, "{}", cut(&title, columns));
+    let header =
         format!("{:>8} {:>8} {:>8} {:>8} {:>6} {:>6}", "rd MB/s", "wr MB/s", "IOPS", "lat ms", "queued", "at dev");
-    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<6} {columns}", "FLOW", "CLASS");
+    let _ = writeln!(out, "\n{:<name_width$} {:<6} {header}", "FLOW", "CLASS");
 
     let rows: Vec<(&FlowSnapshot, Row)> = now
         .flows
@@ -130,33 +146,40 @@ pub fn render_in(target: &str, before: Option<&FlowsSnapshot>, now: &FlowsSnapsh
     let fixed = 7 + classes.len();
     let room = lines.saturating_sub(fixed).max(1);
     let shown = if active.len() > room { room.saturating_sub(1).max(1) } else { active.len() };
+    let mut brief = 0;
     for (flow, row) in &active[..shown] {
         let class = format!("{}/{}", class_name(flow.class), flow.level);
-        let _ = writeln!(out, "{:<NAME_WIDTH$} {class:<6} {}", cut(&flow.name, NAME_WIDTH), row.cells(interval_ns));
+        let rates = most_of_interval(flow);
+        brief += usize::from(!rates);
+        let cells = row.cells(interval_ns, rates);
+        let _ = writeln!(out, "{:<name_width$} {class:<6} {cells}", cut(&flow.name, name_width));
     }
     if active.is_empty() {
         let _ = writeln!(out, "(no flow moved data in this interval)");
     }
     let more = active.len() - shown;
+    let mut notes = Vec::new();
+    if brief > 0 {
+        notes.push(format!("{brief} new in the last half of the interval: no rates yet"));
+    }
     match (more, idle.len()) {
         (0, 0) => {}
-        (0, i) => {
-            let _ = writeln!(out, "({i} idle flows not shown)");
-        }
-        (m, i) => {
-            let _ = writeln!(out, "({m} less busy flows and {i} idle flows not shown)");
-        }
+        (0, i) => notes.push(format!("{i} idle flows not shown")),
+        (m, i) => notes.push(format!("{m} less busy flows and {i} idle flows not shown")),
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(out, "{}", cut(&format!("({})", notes.join("; ")), columns));
     }
 
-    let _ = writeln!(out, "\n{:<NAME_WIDTH$} {:<6} {columns}", "CLASS", "FLOWS");
+    let _ = writeln!(out, "\n{:<name_width$} {:<6} {header}", "CLASS", "FLOWS");
     let mut total = Row::default();
     let mut active_flows = 0;
     for (class, (flows, row)) in &classes {
-        let _ = writeln!(out, "{:<NAME_WIDTH$} {flows:<6} {}", class_name(*class), row.cells(interval_ns));
+        let _ = writeln!(out, "{:<name_width$} {flows:<6} {}", class_name(*class), row.cells(interval_ns, true));
         total.add(row);
         active_flows += flows;
     }
-    let _ = writeln!(out, "{:<NAME_WIDTH$} {active_flows:<6} {}", "ALL", total.cells(interval_ns));
+    let _ = writeln!(out, "{:<name_width$} {active_flows:<6} {}", "ALL", total.cells(interval_ns, true));
     out
 }
 
@@ -186,6 +209,7 @@ mod tests {
             flushes: DirectionCounts::default(),
             queued: 0,
             in_flight: 0,
+            first_ns: None,
         }
     }
 
@@ -231,11 +255,48 @@ mod tests {
             .map(|i| flow(i, &format!("pid {i} (cat)"), IoClass::Be, 4096 * u64::from(i + 1), 1, 1000))
             .collect();
         let now = snapshot(1_000_000_000, flows);
-        let screen = render_in("/mnt", None, &now, 24);
+        let screen = render_in("/mnt", None, &now, 24, 80);
         assert!(screen.lines().count() <= 24, "{screen}");
         assert!(screen.lines().nth(3).unwrap().starts_with("pid 499 (cat)"), "the busiest first: {screen}");
         assert!(screen.contains("less busy flows and 0 idle flows not shown"), "{screen}");
         assert!(screen.lines().any(|l| l.starts_with("ALL ")), "the totals stay on screen: {screen}");
         assert_eq!(render("/mnt", None, &now).lines().filter(|l| l.starts_with("pid ")).count(), 500);
+    }
+
+    #[test]
+    fn a_wider_terminal_shows_longer_names_and_a_narrow_one_gets_80_columns() {
+        let name = "pid 123456 (a-program-with-a-rather-long-name --and --its --arguments)";
+        let now = snapshot(1_000_000_000, vec![flow(0, name, IoClass::Be, 4096, 1, 1000)]);
+        for (columns, used) in [(40, 80), (80, 80), (120, 118)] {
+            let screen = render_in("/mnt", None, &now, 24, columns);
+            let widest = screen.lines().map(|l| l.chars().count()).max().unwrap();
+            assert!(widest <= columns.max(80), "{columns} columns: {screen}");
+            let row = screen.lines().find(|l| l.starts_with("pid 123456")).expect(&screen);
+            assert_eq!(row.chars().count(), used - 1, "{columns} columns: {row}");
+        }
+        let wide = render_in("/mnt", None, &now, 24, 200);
+        assert!(wide.contains("(a-program-with-a-rather-long-name --and --its -~ BE/4"), "{wide}");
+    }
+
+    #[test]
+    fn a_flow_present_for_less_than_half_the_interval_gets_no_rates() {
+        // A 6-byte cat that came and went in the last 50 us of a 1 s interval, beside a dd there all along.
+        let before = snapshot(1_000_000_000, vec![flow(0, "pid 7 (dd)", IoClass::Be, 0, 0, 0)]);
+        let mut cat = flow(1, "pid 9 (cat)", IoClass::Be, 6, 1, 50_000);
+        cat.first_ns = Some(1_999_950_000);
+        let mut dd = flow(0, "pid 7 (dd)", IoClass::Be, 50_000_000, 400, 400_000_000);
+        dd.first_ns = Some(10);
+        let now = snapshot(2_000_000_000, vec![dd, cat]);
+        let screen = render("/mnt", Some(&before), &now);
+        let row = |name: &str| -> Vec<String> {
+            let line = screen.lines().find(|l| l.starts_with(name)).expect(&screen);
+            line.split_whitespace().skip(3).map(str::to_string).collect()
+        };
+        assert_eq!(row("pid 9 (cat)"), ["BE/4", "-", "-", "-", "0.050", "0", "0"], "{screen}");
+        assert_eq!(row("pid 7 (dd)")[1..4], ["50.0", "0.0", "400"], "{screen}");
+        assert!(screen.contains("1 new in the last half of the interval: no rates yet"), "{screen}");
+        // The class total counts the cat's request over the whole interval.
+        let be = screen.lines().find(|l| l.starts_with("BE ")).expect(&screen);
+        assert_eq!(be.split_whitespace().nth(4), Some("401"), "{screen}");
     }
 }

@@ -124,11 +124,13 @@ struct SourceQueues {
     outstanding: u32,
     class: IoClass,
     level: u8,
+    /// When its first request arrived (live views give rates only for flows present most of an interval).
+    first_arrival_ns: Option<u64>,
 }
 
 impl Default for SourceQueues {
     fn default() -> Self {
-        SourceQueues { outstanding: 0, class: IoClass::Be, level: LEVEL_DEFAULT }
+        SourceQueues { outstanding: 0, class: IoClass::Be, level: LEVEL_DEFAULT, first_arrival_ns: None }
     }
 }
 
@@ -711,6 +713,7 @@ impl Engine {
         let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;
         queues.outstanding += 1;
         (queues.class, queues.level) = (req.class, req.level);
+        queues.first_arrival_ns.get_or_insert(req.queued_ns);
         if let Some(log) = &mut self.log {
             log.push(LogEntry {
                 req,
@@ -900,6 +903,7 @@ impl Engine {
                     flushes: s.recorder.flushes.counts(),
                     queued: s.queues.outstanding - in_flight[i],
                     in_flight: in_flight[i],
+                    first_ns: s.queues.first_arrival_ns,
                 }
             })
             .collect();

@@ -83,8 +83,7 @@ fn conform_disksim_reproduces_disksims_own_figures_on_the_real_traces() {
 
 /// Copy a drive's files to a fresh folder, changing one file's text.
 fn broken_copy(dir: &Path, drive: &str, file: &str, change: impl Fn(&str) -> String) -> PathBuf {
-    let out = std::env::temp_dir().join(format!("iosched-broken-{}-{drive}-{file}", std::process::id()));
-    std::fs::create_dir_all(&out).unwrap();
+    let out = iosched_test_data::scratch(&format!("broken-{drive}-{file}"));
     for entry in std::fs::read_dir(dir).unwrap() {
         let p = entry.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_string();

@@ -439,3 +439,36 @@ fn the_time_checks_catch_a_policy_that_breaks_them() {
     let noop = run(&adv, registry::create("noop").unwrap(), Vec::new());
     assert_eq!(longest_idle_with_work_ns(&noop.log), 0);
 }
+
+/// Found by the time check: a read that breaks as's anticipation arrives while it waits, and as started a fresh
+/// 6 ms wait at its next dispatch instead of serving, so the disk sat idle 7.8 ms with reads queued. As
+/// as_antic_stop does, broken anticipation is finished until a request is dispatched.
+#[test]
+fn as_does_not_start_a_new_wait_when_its_anticipation_is_broken() {
+    use iosched_core::request::IoClass;
+    let r = |at_ns, op, offset_bytes, len_bytes, stream| TimedIo {
+        at_ns,
+        op,
+        offset_bytes,
+        len_bytes,
+        stream,
+        class: IoClass::Be,
+        level: 0,
+        sync: true,
+    };
+    let adv = Adversary {
+        requests: vec![
+            r(0, Op::Read, 1316593664, 4096, 0),
+            r(100, Op::Read, 2442555392, 12288, 5),
+            r(100, Op::Read, 0, 4096, 1),
+            r(100, Op::Read, 0, 4096, 0),
+            TimedIo { sync: false, ..r(700, Op::Write, 0, 110592, 2) },
+            r(1922300, Op::Read, 1905692672, 114688, 3),
+            TimedIo { sync: false, ..r(4283500, Op::Write, 943783936, 28672, 4) },
+        ],
+        device: "simple,latency_us=45,bandwidth_mb_per_s=400,queue_depth=1".into(),
+    };
+    let out = run(&adv, iosched_core::registry::create("as").unwrap(), Vec::new());
+    let idle_ns = longest_idle_with_work_ns(&out.log);
+    assert!(idle_ns <= 6_000_000, "idle {idle_ns} ns with reads queued, past antic_expire");
+}

@@ -10,6 +10,38 @@
 //! named by `IOSCHED_TEST_PEERS`, else `peers` beside the data folder; [`peer`] finds a part of it the same way.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// This test process's scratch folder (`iosched-test-PID` in the system's temporary folder), removed when the
+/// process exits, whether its tests passed or not.
+fn scratch_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let root = std::env::temp_dir().join(format!("iosched-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("a scratch folder in the temporary folder");
+        extern "C" fn remove_at_exit() {
+            if let Some(root) = ROOT.get() {
+                let _ = std::fs::remove_dir_all(root);
+            }
+        }
+        // The test harness ends with exit() (after a failure too), which runs atexit handlers; a static is never
+        // dropped, so this is where the folder goes. SAFETY: registering a plain extern "C" function.
+        unsafe {
+            libc::atexit(remove_at_exit);
+        }
+        root
+    })
+}
+
+/// A fresh, empty folder `name` for one test's files, inside this process's scratch folder: everything in it is
+/// removed when the test process exits, so test runs leave nothing in /tmp.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = scratch_root().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
 
 /// The shared test data folder (it may not exist).
 pub fn root() -> PathBuf {

@@ -19,8 +19,7 @@ fn stdout(out: &Output) -> String {
 
 /// A job file in a fresh temporary directory.
 fn job_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iosched-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = iosched_test_data::scratch(&format!("cli-{name}"));
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
@@ -362,7 +361,7 @@ fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() 
     }
     // DiskSim drive files, with the line (from the shared data: atlas10k and the files it sources).
     if let Some(data) = iosched_test_data::dir("disksim") {
-        let dir = std::env::temp_dir().join(format!("iosched-cli-{}-numbers-disksim", std::process::id()));
+        let dir = iosched_test_data::scratch("cli-numbers-disksim");
         std::fs::create_dir_all(&dir).unwrap();
         for ext in ["parv", "diskspecs", "model", "seek"] {
             std::fs::copy(data.join(format!("atlas10k.{ext}")), dir.join(format!("atlas10k.{ext}"))).unwrap();
@@ -386,7 +385,7 @@ fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() 
     // experiment.toml, with the line.
     let experiment = include_str!("../../../experiments/netflix-fill/experiment.toml");
     for v in values {
-        let dir = std::env::temp_dir().join(format!("iosched-cli-{}-numbers-experiment", std::process::id()));
+        let dir = iosched_test_data::scratch("cli-numbers-experiment");
         std::fs::create_dir_all(&dir).unwrap();
         for entry in
             std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/netflix-fill")).unwrap()
@@ -450,7 +449,7 @@ fn fio_examples_are_simulated_or_rejected_by_name() {
 #[test]
 fn validate_reports_the_demerit_as_json_and_per_request() {
     let Some(d) = iosched_test_data::dir("disksim") else { return };
-    let out_csv = std::env::temp_dir().join(format!("iosched-validate-{}.csv", std::process::id()));
+    let out_csv = iosched_test_data::scratch("validate").join("per-request.csv");
     let out = iosched(&[
         "validate",
         "--disksim",
@@ -528,7 +527,7 @@ fn validate_breaks_the_error_down_by_kind_and_makes_up_traces() {
     assert!(disksim["rms_ms"].as_f64().unwrap() > v["rms_ms"].as_f64().unwrap());
     // A made-up trace: the same for the same seed, written out on request, no larger than a segment (561 blocks
     // here, so up to 256).
-    let out_trace = std::env::temp_dir().join(format!("iosched-synthetic-{}.trace", std::process::id()));
+    let out_trace = iosched_test_data::scratch("synthetic").join("synthetic.trace");
     let a = run(&[
         p,
         "--synthetic",
@@ -599,7 +598,7 @@ fn validate_and_hdd_specs_reject_bad_input() {
     );
     // The statdefs file the .parv names: missing, or with a broken entry, or not named at all.
     let copy = |name: &str, parv_edit: &dyn Fn(&str) -> String, statdefs: Option<&str>| {
-        let dir = std::env::temp_dir().join(format!("iosched-statdefs-{}-{name}", std::process::id()));
+        let dir = iosched_test_data::scratch(&format!("statdefs-{name}"));
         std::fs::create_dir_all(&dir).unwrap();
         for f in ["hp_c2247a.parv", "hp_c2247a.diskspecs", "hp_c2247a_validate.model"] {
             let text = std::fs::read_to_string(d.join(f)).unwrap();
@@ -687,7 +686,7 @@ fn bad_ssd_specs_are_one_line_errors() {
 fn sim_replays_traces_in_every_mode_and_writes_them_back() {
     let Some(mqsim) = iosched_test_data::dir("mqsim") else { return };
     let trace = mqsim.join("tpcc-small.trace");
-    let dir = std::env::temp_dir().join(format!("iosched-cli-trace-{}", std::process::id()));
+    let dir = iosched_test_data::scratch("cli-trace");
     std::fs::create_dir_all(&dir).unwrap();
     let (blk, iolog) = (dir.join("run.blk"), dir.join("run.iolog"));
     let out = iosched(&[
@@ -754,7 +753,7 @@ fn bad_traces_are_one_line_errors_naming_file_and_line() {
 
 #[test]
 fn write_lat_log_writes_fio_latency_logs() {
-    let dir = std::env::temp_dir().join(format!("iosched-cli-latlog-{}", std::process::id()));
+    let dir = iosched_test_data::scratch("cli-latlog");
     std::fs::create_dir_all(&dir).unwrap();
     let job = job_file(
         "latlog.fio",

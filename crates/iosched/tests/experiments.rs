@@ -148,8 +148,8 @@ fn dbload_says_whether_the_seed_order_holds() {
 }
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iosched-exp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = iosched_test_data::scratch(&format!("exp-{name}"));
+    let _ = std::fs::remove_dir(&dir);
     dir
 }
 
@@ -175,6 +175,12 @@ fn an_exported_experiment_runs_from_its_folder_and_bad_edits_are_one_line_errors
         ("jobs = [\"cvs.fio\"]", "jobs = [\"../cvs.fio\"]", "inside the folder"),
         ("stream = \"dd\"", "stream = \"dd\"\nspeed = 3", "speed"),
         ("interactive = \"cvs\"", "interactive = \"git\"", "'dd' or 'git'"),
+        // A seed figure names a metric the measure reports, policies of the file, and a range.
+        ("metric = \"stream_mb_per_s\"", "metric = \"stream_mbps\"", "did you mean 'stream_mb_per_s'?"),
+        ("policy = \"rr\"\nmetric", "policy = \"gs_rr\"\nmetric", "policy 'gs_rr' is not one of the labels"),
+        ("low = 25.5\nhigh = 34.5", "low = 34.5\nhigh = 25.5", "low 34.5 is above high 25.5"),
+        ("low = 25.5\nhigh = 34.5", "", "expected low, high or both"),
+        ("low = 25.5", "low = -1", "low and high expect numbers from 0"),
     ];
     for (from, to, wanted) in cases {
         assert!(good.contains(from), "{from}");
@@ -184,6 +190,10 @@ fn an_exported_experiment_runs_from_its_folder_and_bad_edits_are_one_line_errors
         assert_eq!(out.status.code(), Some(2), "{to}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{to}: not one line:\n{err}");
         assert!(err.contains(wanted), "{to}: wanted '{wanted}' in {err}");
+        if wanted.contains("mb_per_s") || wanted.contains("labels") || wanted.contains("above") {
+            // The line of the figure is named.
+            assert!(err.contains("experiment.toml:"), "{to}: no line in {err}");
+        }
     }
     std::fs::write(&toml, &good).unwrap();
     std::fs::write(dir.join("cvs.fio"), "[cvs]\nrw=sideways\n").unwrap();
@@ -281,24 +291,8 @@ fn pixels_of_colour(png_path: &Path, rgb: [u8; 3]) -> usize {
         .count()
 }
 
-#[test]
-fn the_html_report_opens_in_headless_chromium_and_shows_its_plots() {
-    let Some(browser) = chromium() else {
-        iosched_test_data::skip("no Chromium found (/usr/bin/chromium); .ci/run installs it with apt-get");
-        return;
-    };
-    let dir = temp_dir("html");
-    std::fs::create_dir_all(&dir).unwrap();
-    let html = dir.join("report.html");
-    let out =
-        iosched(&["experiment", "netflix-fill", "--policies", "noop,cam-write-qd1", "--html", html.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let page = std::fs::read_to_string(&html).unwrap();
-    // Nothing to fetch: the only URL in the page is the SVG namespace.
-    assert!(!page.replace("http://www.w3.org/2000/svg", "").contains("http"), "the page refers to the network");
-    assert!(page.matches("<svg").count() >= 8, "plots: {}", page.matches("<svg").count());
-
-    let screenshot = dir.join("report.png");
+/// Headless Chromium's screenshot of `html` into `png`; the page must log no errors.
+fn screenshot(browser: &Path, html: &Path, png: &Path, profile: &Path) {
     let out = Command::new(browser)
         .args([
             "--headless",
@@ -311,9 +305,9 @@ fn the_html_report_opens_in_headless_chromium_and_shows_its_plots() {
             "--disable-sync",
             "--enable-logging=stderr",
             "--v=0",
-            &format!("--user-data-dir={}", dir.join("profile").display()),
-            "--window-size=1200,2600",
-            &format!("--screenshot={}", screenshot.display()),
+            &format!("--user-data-dir={}", profile.display()),
+            "--window-size=1200,3000",
+            &format!("--screenshot={}", png.display()),
             &format!("file://{}", html.display()),
         ])
         .output()
@@ -322,13 +316,75 @@ fn the_html_report_opens_in_headless_chromium_and_shows_its_plots() {
     assert!(out.status.success(), "chromium failed: {log}");
     let page_errors: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE") || l.contains("Uncaught")).collect();
     assert!(page_errors.is_empty(), "the page logged errors: {page_errors:?}");
-    assert!(screenshot.exists(), "no screenshot: {log}");
-    // A policy keeps its colour (by its place in the description) in lines and bars: noop is the first
-    // (blue), cam-write-qd1 the third (green). Both must be on screen: the plots drew.
-    let blue = pixels_of_colour(&screenshot, [0x1f, 0x77, 0xb4]);
-    let green = pixels_of_colour(&screenshot, [0x2c, 0xa0, 0x2c]);
-    eprintln!("screenshot {}: {blue} blue and {green} green pixels", screenshot.display());
-    assert!(blue > 500 && green > 500, "plots not drawn: {blue} blue, {green} green pixels");
+    assert!(png.exists(), "no screenshot: {log}");
+}
+
+/// The `<svg class="plot" ...>...</svg>` elements of a page, in order.
+fn plots(page: &str) -> Vec<&str> {
+    page.match_indices("<svg class=\"plot\"")
+        .map(|(at, _)| &page[at..at + page[at..].find("</svg>").expect("a closed svg") + 6])
+        .collect()
+}
+
+fn plot_title(svg: &str) -> &str {
+    let at = svg.find("<title>").unwrap() + 7;
+    &svg[at..at + svg[at..].find("</title>").unwrap()]
+}
+
+/// Each experiment's report, as a reader sees it: rendered by headless Chromium (the screenshots are kept in
+/// IOSCHED_SCREENSHOTS when it is set), and read as SVG: latency over time on a log axis, at most four lines a
+/// plot, no plot without data, the seed's figures drawn on the bars they speak of and a verdict for each.
+#[test]
+fn every_experiments_report_tells_its_story_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        iosched_test_data::skip("no Chromium found (/usr/bin/chromium); .ci/run installs it with apt-get");
+        return;
+    };
+    let dir = temp_dir("html");
+    std::fs::create_dir_all(&dir).unwrap();
+    let keep = std::env::var_os("IOSCHED_SCREENSHOTS").map(PathBuf::from);
+    for name in ["geom-sched", "netflix-fill", "bfq-startup", "dbload"] {
+        let html = dir.join(format!("{name}.html"));
+        let out = iosched(&["experiment", name, "--html", html.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let page = std::fs::read_to_string(&html).unwrap();
+        // Nothing to fetch: the only URL in the page is the SVG namespace.
+        assert!(!page.replace("http://www.w3.org/2000/svg", "").contains("http"), "{name}: refers to the network");
+        let svgs = plots(&page);
+        assert!(svgs.len() >= 4, "{name}: {} plots", svgs.len());
+        for svg in &svgs {
+            let title = plot_title(svg);
+            let lines = svg.matches("<polyline class=\"series\"").count();
+            let bars = svg.matches("<rect class=\"bar\"").count();
+            assert!(lines + bars > 0, "{name}: an empty plot: {title}");
+            assert!(lines <= 4, "{name}: {lines} lines in one plot: {title}");
+            if title.contains("latency per interval") {
+                assert!(svg.contains("data-scale=\"log\""), "{name}: {title} on a linear axis");
+            }
+        }
+        // Every seed figure has a verdict row, and every absolute one a band on its bar.
+        let figures = json["seed_figures"].as_array().expect("seed_figures");
+        assert!(!figures.is_empty(), "{name}: no seed figures");
+        let rows = page.matches("<tr class=\"holds\">").count() + page.matches("<tr class=\"fails\">").count();
+        assert_eq!(rows, figures.len(), "{name}: a verdict per seed figure");
+        let absolute = figures.iter().filter(|f| f.get("relative_to").is_none()).count();
+        assert!(page.matches("<rect class=\"seed\"").count() >= absolute, "{name}: seed figures not drawn");
+        let shot = dir.join(format!("{name}.png"));
+        screenshot(&browser, &html, &shot, &dir.join("profile"));
+        // The first policy's colour (blue) is on screen: the plots drew.
+        let blue = pixels_of_colour(&shot, [0x1f, 0x77, 0xb4]);
+        assert!(blue > 500, "{name}: plots not drawn ({blue} blue pixels)");
+        if let Some(keep) = &keep {
+            std::fs::create_dir_all(keep).unwrap();
+            std::fs::copy(&shot, keep.join(format!("{name}.png"))).unwrap();
+        }
+    }
+    // A read-only case has no write plot, and a case without the watched job no latency plot.
+    let page = std::fs::read_to_string(dir.join("geom-sched.html")).unwrap();
+    let dd_read = &page[page.find("<h2>Case dd-read</h2>").unwrap()..page.find("<h2>Case dd-write</h2>").unwrap()];
+    let titles: Vec<&str> = plots(dd_read).into_iter().map(plot_title).collect();
+    assert!(titles.iter().all(|t| !t.starts_with("Write") && !t.contains("latency")), "{titles:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

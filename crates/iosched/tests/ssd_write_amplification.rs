@@ -10,8 +10,7 @@ use std::process::Command;
 /// The device's write amplification over one drive-write of random 4 KiB overwrites after the steady-state
 /// preconditioning, as `iosched sim --json` reports it.
 fn write_amplification(capacity_gib: u32, op: f64) -> f64 {
-    let dir = std::env::temp_dir().join(format!("iosched-wa-{}-{capacity_gib}-{op}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = iosched_test_data::scratch(&format!("wa-{capacity_gib}-{op}"));
     let job = dir.join("overwrite.fio");
     let text = format!("[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nio_size={capacity_gib}g\n");
     std::fs::write(&job, text).unwrap();

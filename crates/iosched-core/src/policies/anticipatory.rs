@@ -267,11 +267,14 @@ impl Anticipatory {
         history.think.samples > 0 && history.think.mean > self.antic_expire_ns
     }
 
+    /// Anticipation broken (a request that is good enough arrived, or a flush is pending): finished, as
+    /// as_antic_stop leaves it, so that the next dispatch serves a request instead of starting to wait again
+    /// with a fresh timer (which let the disk idle past antic_expire). Dispatching a request turns it off.
     fn stop_anticipation(&mut self) {
         if matches!(self.antic, Antic::WaitRequest | Antic::WaitNext) {
             self.antic_broken += 1;
+            self.antic = Antic::Finished;
         }
-        self.antic = Antic::Off;
     }
 
     fn update_write_batch(&mut self, now_ns: u64) {

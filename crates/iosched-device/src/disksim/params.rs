@@ -528,9 +528,7 @@ mod tests {
     }
 
     fn tmp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("iosched-params-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
+        iosched_test_data::scratch(&format!("params-{name}"))
     }
 
     #[test]

@@ -805,8 +805,7 @@ mod tests {
 
     #[test]
     fn an_exclusive_create_of_a_name_that_exists_fails_underneath() {
-        let dir = std::env::temp_dir().join(format!("iosched-fs-excl-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = iosched_test_data::scratch("fs-excl");
         std::fs::write(dir.join("there"), b"someone else's").unwrap();
         let parent = std::fs::File::open(&dir).unwrap();
         let there = CString::new("there").unwrap();

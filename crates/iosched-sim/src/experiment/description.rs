@@ -19,8 +19,15 @@
 //! name = "dd-read+cvs"
 //! jobs = ["dd-read.fio", "cvs.fio"]  # fio job files of the folder, run together
 //! seed_says = "..."
+//! [[case.figure]]                    # a figure the seed gives, checked against iosched's (figures.rs)
+//! says = "rr: dd 30 MB/s"
+//! policy = "rr"
+//! metric = "stream_mb_per_s"
+//! low = 25.5
+//! high = 34.5
 //! ```
 
+use super::figures::{metric_names, SeedFigure};
 use iosched_workload::fio;
 use iosched_workload::job::JobSpec;
 use serde::Deserialize;
@@ -76,6 +83,9 @@ pub struct CaseEntry {
     pub jobs: Vec<String>,
     #[serde(default)]
     pub seed_says: Option<String>,
+    /// The seed's figures for this case, each checked against iosched's ([`super::figures`]).
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<SeedFigure>,
 }
 
 /// The file as written.
@@ -252,6 +262,9 @@ fn check(d: &DescriptionFile) -> Result<(), Fault> {
         if c.jobs.is_empty() {
             return Err(fault(at, format!("case '{}': expected at least one job file in jobs", c.name)));
         }
+        for f in &c.figures {
+            check_figure(d, &c.name, f)?;
+        }
     }
     match &d.measure {
         Measure::NetflixFill { fill_starts_s, .. }
@@ -269,6 +282,31 @@ fn check(d: &DescriptionFile) -> Result<(), Fault> {
         Measure::BfqStartup { idle_case, .. } if !d.cases.iter().any(|c| &c.name == idle_case) => {
             Err(fault("idle_case", format!("measure: idle_case '{idle_case}' is not one of the cases")))
         }
+        _ => Ok(()),
+    }
+}
+
+/// A seed figure names policies of the file and a figure the measure reports, and gives a range.
+fn check_figure(d: &DescriptionFile, case: &str, f: &SeedFigure) -> Result<(), Fault> {
+    let at = format!("says = \"{}\"", f.says);
+    let wrong = |what: String| Err(fault(at.clone(), format!("case '{case}', figure '{}': {what}", f.says)));
+    let labels: Vec<&str> = d.policies.iter().map(|p| p.label.as_str()).collect();
+    for label in std::iter::once(&f.policy).chain(&f.relative_to) {
+        if !labels.contains(&label.as_str()) {
+            return wrong(format!("policy '{label}' is not one of the labels ({})", labels.join(", ")));
+        }
+    }
+    let names: Vec<&str> = metric_names(&d.measure).iter().map(|(n, _)| *n).collect();
+    if !names.contains(&f.metric.as_str()) {
+        let hint = iosched_core::suggest::did_you_mean(&f.metric, names.iter().copied());
+        return wrong(format!("metric '{}' is not one this measure reports{hint} ({})", f.metric, names.join(", ")));
+    }
+    match (f.low, f.high) {
+        (None, None) => wrong("expected low, high or both: the range the seed's words allow".into()),
+        (lo, hi) if lo.into_iter().chain(hi).any(|x| !(0.0..=1e12).contains(&x)) => {
+            wrong("low and high expect numbers from 0 to 1e12".into())
+        }
+        (Some(lo), Some(hi)) if lo > hi => wrong(format!("low {lo} is above high {hi}")),
         _ => Ok(()),
     }
 }

@@ -195,11 +195,13 @@ fn series(out: &SimOutput, is_watched: &dyn Fn(u32) -> bool) -> Vec<SeriesPoint>
             latency[bin].record(e.req.total_ns());
         }
     }
-    (0..bins)
+    // Only whole intervals: the last one ends with the run and is usually a sliver, whose rates would show as a
+    // drop (or a spike) that did not happen. A run shorter than one interval keeps its one.
+    let whole = if bins > 1 && elapsed_ns % bin_ns != 0 { bins - 1 } else { bins };
+    (0..whole)
         .map(|b| {
             let l = latency[b].summary();
             let some = |v: f64| (l.count > 0).then_some(v);
-            // The last interval ends with the run, so it may be shorter than the others.
             let end_ns = ((b as u64 + 1) * bin_ns).min(elapsed_ns);
             let bin_s = (end_ns - b as u64 * bin_ns).max(1) as f64 / NS_PER_S as f64;
             SeriesPoint {

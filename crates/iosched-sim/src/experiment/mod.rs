@@ -5,12 +5,15 @@
 //! - [`builtin`]: the four experiments of the seed documents, built into the binary from `experiments/`.
 //! - [`runner`]: every policy on every case, in parallel, with deterministic results.
 //! - [`measure`]: the figures of one run, its time series and latency CDF.
+//! - [`figures`]: the seed's figures per case, each with iosched's and a verdict.
 
 pub mod builtin;
 pub mod description;
+pub mod figures;
 pub mod measure;
 pub mod runner;
 
-pub use description::{load, Experiment, Files, Measure, PolicyEntry};
+pub use description::{load, Case, Experiment, Files, Measure, PolicyEntry};
+pub use figures::{metric_names, verdicts, SeedFigure, Verdict};
 pub use measure::{Metrics, RunMeasures, SeriesPoint};
 pub use runner::{plan, run, ExperimentOutcome, RunOutcome};

@@ -778,7 +778,7 @@ mod tests {
 
     #[test]
     fn includes_read_in_place_relative_to_the_including_file() {
-        let dir = std::env::temp_dir().join(format!("iosched-include-{}", std::process::id()));
+        let dir = iosched_test_data::scratch("include");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("sub/common.fio"), "[global]\nbs=64k\n").unwrap();
         std::fs::write(dir.join("main.fio"), "include sub/common.fio\n[j]\nrw=read\n").unwrap();

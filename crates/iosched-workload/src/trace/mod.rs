@@ -371,8 +371,7 @@ mod tests {
 
     #[test]
     fn read_detects_and_rejects_unknown_content() {
-        let dir = std::env::temp_dir().join(format!("iosched-trace-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = iosched_test_data::scratch("trace");
         let p = dir.join("t.csv");
         std::fs::write(&p, "0,10,512,r,0.0\n0,20,512,w,0.001\n").unwrap();
         let t = read(&p, None).unwrap();

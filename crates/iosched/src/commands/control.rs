@@ -74,8 +74,8 @@ pub fn top(args: &TopArgs) -> Result<(), CliError> {
             }
             Err(e) => return Err(e),
         };
-        let screen = match terminal.then(terminal_rows).flatten() {
-            Some(rows) => top::render_in(&target, Some(&before), &now, rows),
+        let screen = match terminal.then(terminal_size).flatten() {
+            Some((rows, columns)) => top::render_in(&target, Some(&before), &now, rows, columns),
             None => top::render(&target, Some(&before), &now),
         };
         let mut out = std::io::stdout().lock();
@@ -93,12 +93,12 @@ pub fn top(args: &TopArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The height of the terminal on standard output, if it says.
-fn terminal_rows() -> Option<usize> {
+/// The height and width of the terminal on standard output, if it says.
+fn terminal_size() -> Option<(usize, usize)> {
     // SAFETY: TIOCGWINSZ fills a winsize we own.
     let mut size: libc::winsize = unsafe { std::mem::zeroed() };
     let ok = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut size) } == 0;
-    (ok && size.ws_row > 0).then_some(size.ws_row as usize)
+    (ok && size.ws_row > 0).then_some((size.ws_row as usize, (size.ws_col as usize).max(1)))
 }
 
 /// The engine refusing a request (an unknown policy or tunable), or no engine on the path given, is bad input;

@@ -149,8 +149,16 @@ fn lay_out(path: &Path, bytes: u64) -> Result<(), CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => return Err(failed(e)),
     };
-    if existing >= bytes {
+    if existing >= bytes && (existing > 0 || bytes > 0) {
         return Ok(());
+    }
+    if bytes == 0 {
+        return Err(bad(format!(
+            "{} does not exist, and no job gives its size in bytes (size= or filesize=) to lay it out: give one, \
+             or make the file first (truncate -s 1G {})",
+            path.display(),
+            path.display()
+        )));
     }
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(failed)?;
     eprintln!("iosched: laying out {} ({} MiB)", path.display(), bytes.div_ceil(1 << 20));
