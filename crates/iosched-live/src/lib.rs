@@ -4,6 +4,7 @@
 //! programs through a FUSE file system; [`control_socket`] lets `iosched configure`, `iosched stats` and
 //! `iosched destroy` reach a running engine; [`metrics`] serves its flows to Prometheus.
 
+pub mod block_queue;
 mod buffer;
 pub mod control_socket;
 pub mod emulate;

@@ -62,6 +62,9 @@ pub struct UringDevice {
     /// Completions read from the ring, waiting for `advance`.
     ready: Vec<Completion>,
     counters: Counters,
+    /// Whether policies are told the device pays for seeks, and why (said in the description).
+    rotational: bool,
+    rotational_why: String,
 }
 
 impl UringDevice {
@@ -97,7 +100,16 @@ impl UringDevice {
             in_flight: vec![None; depth as usize],
             ready: Vec::new(),
             counters: Counters::default(),
+            rotational: false,
+            rotational_why: "non-rotational".to_string(),
         })
+    }
+
+    /// Tell policies whether the target pays for seeks (see [`crate::block_queue::decide_rotational`]); `why` is
+    /// said in the device's description.
+    pub fn set_rotational(&mut self, rotational: bool, why: String) {
+        self.rotational = rotational;
+        self.rotational_why = why;
     }
 
     /// Whether the file is open with O_DIRECT.
@@ -156,7 +168,12 @@ impl UringDevice {
 
 impl Device for UringDevice {
     fn describe(&self) -> String {
-        format!("live:{}{}", self.path.display(), if self.direct { " (O_DIRECT)" } else { " (buffered)" })
+        format!(
+            "live:{}{}, {}",
+            self.path.display(),
+            if self.direct { " (O_DIRECT)" } else { " (buffered)" },
+            self.rotational_why
+        )
     }
 
     fn queue_depth(&self) -> u32 {
@@ -168,7 +185,7 @@ impl Device for UringDevice {
     }
 
     fn rotational(&self) -> bool {
-        false
+        self.rotational
     }
 
     fn submit(&mut self, _now_ns: u64, tag: u32, req: &Request) {

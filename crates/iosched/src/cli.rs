@@ -272,9 +272,14 @@ pub struct RunArgs {
     /// The file or block device to run against, instead of the jobs' filename=
     #[arg(long, value_name = "PATH")]
     pub target: Option<PathBuf>,
-    /// Requests the engine keeps at the target at most (default: the sum of the jobs' iodepth, at most 256)
+    /// Requests the engine keeps at the target at most (default: the sum of the jobs' iodepth, at most the
+    /// target's nr_requests as the kernel gives it, else 256)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096), conflicts_with = "emulate")]
     pub queue_depth: Option<u32>,
+    /// Tell policies the target is rotational (1) or not (0); by default the kernel's queue/rotational of the
+    /// block device the target is or sits on (non-rotational when there is none)
+    #[arg(long, value_name = "0|1", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with = "emulate")]
+    pub rotational: Option<bool>,
     /// Complete each request when this device model says (any 'iosched sim --device' spec; its queue_depth is the
     /// queue depth), performing the real I/O as well
     #[arg(long, value_name = "SPEC")]
@@ -367,6 +372,10 @@ pub struct MountArgs {
     /// Most requests in flight to the files underneath (default 64, or the emulated device's queue depth)
     #[arg(long)]
     pub queue_depth: Option<u32>,
+    /// Tell policies the files underneath are on a rotational device (1) or not (0); by default the kernel's
+    /// queue/rotational of the block device under the directory
+    #[arg(long, value_name = "0|1", value_parser = clap::builder::BoolishValueParser::new(), conflicts_with = "emulate")]
+    pub rotational: Option<bool>,
     /// Stay attached: serve until Ctrl-C or 'iosched destroy', then print the report
     #[arg(long)]
     pub foreground: bool,

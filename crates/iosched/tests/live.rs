@@ -484,3 +484,65 @@ fn a_block_device_is_a_target_too() {
     // The report names the device.
     assert!(iosched["device"]["spec"].as_str().unwrap().starts_with(&format!("live:{device}")), "{iosched}");
 }
+
+/// Attach `file` to a free loop device as root; None (after saying so loudly) where that cannot be done.
+fn loop_device(file: &Path) -> Option<String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        iosched_test_data::skip("loop devices need root");
+        return None;
+    }
+    match Command::new("losetup").args(["--find", "--show", file.to_str().unwrap()]).output() {
+        Ok(out) if out.status.success() => Some(String::from_utf8_lossy(&out.stdout).trim().to_string()),
+        Ok(out) => {
+            iosched_test_data::skip(&format!("losetup refused: {}", String::from_utf8_lossy(&out.stderr).trim()));
+            None
+        }
+        Err(e) => {
+            iosched_test_data::skip(&format!("no losetup ({e})"));
+            None
+        }
+    }
+}
+
+/// The device spec a live run reports, and cfq's idle waits in it.
+fn spec_and_idle_waits(v: &Value) -> (String, u64) {
+    let spec = v["iosched"]["device"]["spec"].as_str().unwrap_or_default().to_string();
+    (spec, v["iosched"]["policy_stats"]["idle_waits"].as_u64().unwrap_or(0))
+}
+
+/// Live policies are told what the kernel says of the target: a loop device marked rotational makes cfq idle
+/// for a sequential reader's next request, as the kernel's would; marked non-rotational, it never idles.
+/// `--rotational` overrides, and the report says which was used.
+#[test]
+fn live_policies_see_the_targets_rotational_flag() {
+    if !io_uring_available() {
+        return;
+    }
+    let d = dir("rotational");
+    let backing = d.join("backing.img");
+    std::fs::File::create(&backing).unwrap().set_len(64 << 20).unwrap();
+    let Some(device) = loop_device(&backing) else { return };
+    let name = device.trim_start_matches("/dev/").to_string();
+    let flag = PathBuf::from(format!("/sys/block/{name}/queue/rotational"));
+    let job = d.join("seq.fio");
+    std::fs::write(&job, "[seq]\nrw=read\nbs=4k\nsize=8m\ndirect=1\nthinktime=200\nnumber_ios=400\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--target", device.as_str(), "--policy", "cfq"];
+        args.extend_from_slice(extra);
+        spec_and_idle_waits(&run_json(&job, &args))
+    };
+    let mut seen = Vec::new();
+    for rotational in ["1", "0"] {
+        std::fs::write(&flag, rotational).unwrap();
+        seen.push((rotational, run(&[])));
+    }
+    let forced = run(&["--rotational", "1"]);
+    let _ = Command::new("losetup").args(["-d", &device]).status();
+    let ((_, (spec_rot, idle_rot)), (_, (spec_flat, idle_flat))) = (&seen[0], &seen[1]);
+    assert!(spec_rot.contains(", rotational (/sys/") && spec_rot.contains("queue/rotational)"), "{spec_rot}");
+    assert!(spec_flat.contains(", non-rotational (/sys/"), "{spec_flat}");
+    assert!(*idle_rot > 0, "cfq never idled on a rotational target: {spec_rot}");
+    assert_eq!(*idle_flat, 0, "cfq idled on a non-rotational target: {spec_flat}");
+    assert!(forced.0.contains(", rotational (--rotational)") && forced.1 > 0, "{forced:?}");
+}

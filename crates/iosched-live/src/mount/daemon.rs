@@ -67,6 +67,9 @@ pub struct MountConfig {
     pub emulate: Option<Box<dyn Device>>,
     pub cache: CacheMode,
     pub queue_depth: u32,
+    /// Whether policies are told the files underneath are on a rotational device (None: the kernel's flag of
+    /// the block device under the source directory).
+    pub rotational: Option<bool>,
     pub seed: u64,
     /// Serve Prometheus metrics on this loopback address.
     pub metrics: Option<SocketAddr>,
@@ -114,8 +117,11 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
 
     let depth = config.queue_depth.max(config.emulate.as_ref().map_or(1, |m| m.queue_depth()));
     let buffers = BufferPool::new(BUFFER_POOL_BYTES);
-    let real = MountDevice::new(table.clone(), buffers.clone(), doorbell.clone(), depth, u64::MAX >> 2)
+    let mut real = MountDevice::new(table.clone(), buffers.clone(), doorbell.clone(), depth, u64::MAX >> 2)
         .map_err(|e| setup(format!("cannot set up io_uring ({e}); the mount needs Linux 5.11 or later")))?;
+    let (rotational, why) =
+        crate::block_queue::decide_rotational(config.rotational, crate::block_queue::of_path(&source).as_ref());
+    real.set_rotational(rotational, why);
     let device: Box<dyn Device> = match config.emulate {
         Some(model) => Box::new(EmulatedDevice::new(model, Box::new(real))),
         None => Box::new(real),

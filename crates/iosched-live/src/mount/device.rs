@@ -52,9 +52,19 @@ pub struct MountDevice {
     submitted: u64,
     completed: u64,
     errors: u64,
+    /// Whether policies are told the files underneath pay for seeks, and why (said in the description).
+    rotational: bool,
+    rotational_why: String,
 }
 
 impl MountDevice {
+    /// Tell policies whether the files underneath pay for seeks (see
+    /// [`crate::block_queue::decide_rotational`]); `why` is said in the device's description.
+    pub fn set_rotational(&mut self, rotational: bool, why: String) {
+        self.rotational = rotational;
+        self.rotational_why = why;
+    }
+
     pub fn new(
         table: IoTable,
         buffers: BufferPool,
@@ -78,6 +88,8 @@ impl MountDevice {
             submitted: 0,
             completed: 0,
             errors: 0,
+            rotational: false,
+            rotational_why: "non-rotational".to_string(),
         })
     }
 
@@ -165,7 +177,11 @@ impl MountDevice {
 
 impl Device for MountDevice {
     fn describe(&self) -> String {
-        "mount (the files underneath, through io_uring)".to_string()
+        format!("mount (the files underneath, through io_uring), {}", self.rotational_why)
+    }
+
+    fn rotational(&self) -> bool {
+        self.rotational
     }
 
     fn queue_depth(&self) -> u32 {

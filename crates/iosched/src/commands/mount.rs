@@ -69,6 +69,7 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
             CacheArg::Kernel => CacheMode::Kernel,
         },
         queue_depth: args.queue_depth.unwrap_or(DEFAULT_QUEUE_DEPTH),
+        rotational: args.rotational,
         seed: args.seed,
         metrics: args.metrics,
         stop: Some(&STOP),

@@ -7,6 +7,7 @@ use super::sim::parse_switch;
 use crate::cli::RunArgs;
 use crate::error::{bad, CliError};
 use iosched_device::Device;
+use iosched_live::block_queue;
 use iosched_live::control_socket::{ControlError, ControlServer};
 use iosched_live::{EmulatedDevice, UringDevice};
 use iosched_report::{fio_json, table};
@@ -28,17 +29,22 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let model = super::emulated_model(args.emulate.as_deref())?;
     lay_out(&target, needed_bytes(&jobs))?;
     let direct = jobs.iter().any(|j| j.direct);
+    // What the kernel says of the block device under the target: rotational or not, and its queue's size.
+    let queue = block_queue::of_path(&target);
+    let cap = queue.as_ref().and_then(|q| q.nr_requests).filter(|n| *n > 0).unwrap_or(DEFAULT_DEPTH_CAP);
     let depth = match &model {
         Some(model) => model.queue_depth().max(1),
-        None => args.queue_depth.unwrap_or_else(|| {
-            jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, DEFAULT_DEPTH_CAP)
-        }),
+        None => args
+            .queue_depth
+            .unwrap_or_else(|| jobs.iter().map(|j| j.iodepth.max(1) * j.numjobs.max(1)).sum::<u32>().clamp(1, cap)),
     };
     // A target that cannot be opened is bad input; io_uring refused by the machine is a failure.
-    let real = UringDevice::open(&target, depth, direct).map_err(|e| match e {
+    let mut real = UringDevice::open(&target, depth, direct).map_err(|e| match e {
         iosched_live::uring::OpenError::Open { .. } => bad(e),
         iosched_live::uring::OpenError::Ring { .. } => CliError::Failed(e.to_string()),
     })?;
+    let (rotational, why) = block_queue::decide_rotational(args.rotational, queue.as_ref());
+    real.set_rotational(rotational, why);
     if direct && !real.direct() {
         eprintln!("iosched: warning: {} does not allow O_DIRECT; running buffered", target.display());
     }
