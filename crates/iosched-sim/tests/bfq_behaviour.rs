@@ -33,12 +33,14 @@ fn byte_ratio(a: u8, b: u8) -> f64 {
 #[test]
 fn throughput_follows_weight() {
     // The requirement: the ratio of the weights, within 20 % (B-WF2Q+ over whole budgets on a disk whose two
-    // halves stream at different rates). The regression bound: the figures reached, 9.244 and 0.9998, within
+    // halves stream at different rates). The regression bound: the figures reached, 7.9015 and 0.9998, within
     // 0.5 %; seeds 1-8 give the same figures (sequential readers draw nothing at random), so there is no noise
-    // to add and 0.5 % only allows for rounding in a change of the model.
+    // to add and 0.5 % only allows for rounding in a change of the model. (9.244 before injection counted every
+    // request at the device, as bfq_choose_bfqq_for_injection does: the level-7 reader no longer gets requests in
+    // beside the level-0 reader's own.)
     let weighted = byte_ratio(0, 7);
     assert!((weighted - 8.0).abs() <= 8.0 * 0.2, "weights 80 and 10 gave a byte ratio of {weighted:.2}");
-    assert!((weighted / 9.244 - 1.0).abs() <= 0.005, "weights 80 and 10: {weighted:.4}, 9.244 was reached");
+    assert!((weighted / 7.9015 - 1.0).abs() <= 0.005, "weights 80 and 10: {weighted:.4}, 7.9015 was reached");
     let equal = byte_ratio(4, 4);
     assert!((equal - 1.0).abs() <= 0.1, "equal weights gave a byte ratio of {equal:.2}");
     assert!((equal / 0.9998 - 1.0).abs() <= 0.005, "equal weights: {equal:.4}, 0.9998 was reached");

@@ -408,10 +408,13 @@ fn run_changed(name: &str, file: &str, key: &str, value: &str, policies: &str) -
 
 #[test]
 fn bfq_startups_gain_holds_only_at_think_times_above_cfqs_idle_window() {
-    // README reports this range; scripts/experiment-sweeps.sh prints the whole sweep. The figures reached (2.98,
-    // 3.22, 6.82, 6.17), each within 10 %: the experiment is deterministic at its seed, and 10 % is about what
-    // its seeds move cfq's and bfq's start-up (dbload's spreads are 1-7 %).
-    for (think, at_least, below) in [("3ms", 2.7, 3.3), ("7ms", 2.9, 3.55), ("10ms", 6.1, 7.5), ("30ms", 5.55, 6.8)] {
+    // scripts/experiment-sweeps.sh prints the whole sweep. The figures reached (2.68, 2.93, 8.28, 6.78; they
+    // were 2.98, 3.22, 6.82, 6.17 before bfq's injection counted every request at the device, as the kernel's
+    // does), each within 10 %: the experiment is deterministic at its seed, and 10 % is about what its seeds
+    // move cfq's and bfq's start-up (dbload's spreads are 1-7 %).
+    for (think, at_least, below) in
+        [("3ms", 2.41, 2.95), ("7ms", 2.64, 3.23), ("10ms", 7.45, 9.11), ("30ms", 6.1, 7.46)]
+    {
         let v = run_changed("bfq-startup", "app.fio", "thinktime", think, "bfq,cfq");
         let startup = |p: &str| num(result(&v, p, "background", "seq-readers"), "startup_s");
         let ratio = startup("cfq") / startup("bfq");

@@ -34,8 +34,10 @@
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
 //!   raised. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues', by class then F, while a raised queue is in service), at
-//!   most inject_limit at a time; the limit grows while the queue in service's requests complete within 1.5x
+//!   requests are dispatched (only raised queues' while a raised queue is in service; by class then F, among
+//!   queues whose next request fits what their budget has left) while fewer than inject_limit requests are
+//!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver);
+//!   the limit grows while the queue in service's requests complete within 1.5x
 //!   the service time they had without injection and shrinks otherwise. It
 //!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
 //!   that hurt, the next waits 1 s, doubling up to 64 s.
@@ -750,8 +752,11 @@ impl Bfq {
         req
     }
 
-    /// While the queue in service waits: a request of the best other queue, within the inject limit.
-    fn inject(&mut self, now_ns: u64, in_service: u64) -> Option<Request> {
+    /// While the queue in service waits: a request of another queue, as bfq_choose_bfqq_for_injection chooses
+    /// it. The limit counts every request at the device (`in_flight`, BFQ's tot_rq_in_driver), the queue in
+    /// service's own included, so at depth 1 nothing is injected while its request is out; and only a queue
+    /// whose next request fits the budget it has left is taken (its injected service is charged to it).
+    fn inject(&mut self, now_ns: u64, in_service: u64, in_flight: u32) -> Option<Request> {
         if self.strict_guarantees {
             return None;
         }
@@ -760,21 +765,27 @@ impl Bfq {
             q.inject_limit = 1; // probe again
         }
         let in_service_raised = q.wr_coeff > 1;
-        if self.injected_ids.len() as u32 >= q.inject_limit {
+        if in_flight >= q.inject_limit {
             return None;
         }
         // A raised queue in service only lets other raised queues in (BFQ's bfq_choose_bfqq_for_injection):
         // injecting a writer would put its requests at the device ahead of the raised queue's next ones.
-        let key = if in_service_raised {
-            self.queues
-                .iter()
-                .filter(|(key, o)| **key != in_service && o.busy && o.wr_coeff > 1 && !o.requests.is_empty())
-                .map(|(key, o)| (o.class, o.finish_v, *key))
-                .min()?
-                .2
-        } else {
-            (0..3).find_map(|class| self.trees[class].peek())?
-        };
+        let order = &self.order;
+        let key = self
+            .queues
+            .iter()
+            .filter(|(key, o)| {
+                **key != in_service && o.busy && (!in_service_raised || o.wr_coeff > 1) && !o.requests.is_empty()
+            })
+            .filter(|(_, o)| {
+                let next = order.peek(&o.requests, o.head_bytes).map_or(0, |k| sectors(o.requests.get(&k)));
+                // Out of service, a queue's budget is that of its next turn, which what injection served of it
+                // is charged against.
+                o.injected_service + next <= o.entity_budget
+            })
+            .map(|(key, o)| (o.class, o.finish_v, *key))
+            .min()?
+            .2;
         let k = self.next_request_key(key, now_ns)?;
         Some(self.take(now_ns, key, k, true))
     }
@@ -881,7 +892,7 @@ impl Policy for Bfq {
             };
             if q.dispatched > 0 {
                 // Requests in flight: keep the turn until the last completes, then idle (BFQ's wait_request).
-                return self.inject(now_ns, key).map_or(Dispatch::Nothing, Dispatch::Request);
+                return self.inject(now_ns, key, ctx.in_flight).map_or(Dispatch::Nothing, Dispatch::Request);
             }
             let until = *self.idle_until_ns.get_or_insert_with(|| {
                 self.idle_waits += 1;
@@ -891,7 +902,7 @@ impl Policy for Bfq {
                 self.expire(now_ns, Expiry::TooIdle);
                 continue;
             }
-            return match self.inject(now_ns, key) {
+            return match self.inject(now_ns, key, ctx.in_flight) {
                 Some(req) => Dispatch::Request(req),
                 None => Dispatch::WaitUntil(until),
             };
@@ -1170,6 +1181,37 @@ mod tests {
         assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
         assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (1, 0));
         assert_eq!(p.idle_until_ns, Some(1 + 8 * NS_PER_MS));
+    }
+
+    #[test]
+    fn injection_counts_every_request_at_the_device_as_bfq_does() {
+        // Flow 1 (sequential, idled on) has served 8 requests alone, so its service time without injection is
+        // known and injection may probe with a limit of 1; flow 2 waits. Flow 1's 9th request is at the device
+        // and it has nothing queued: BFQ counts that request against the limit (tot_rq_in_driver), so nothing
+        // is injected until it completes; then flow 2's request is.
+        let mut p = Bfq::new();
+        p.set_tunable("low_latency", "0").unwrap();
+        for i in 0..9u64 {
+            p.enqueue(i, read(i, 1, i * 4096, 4096, i));
+        }
+        p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
+        for i in 0..8u64 {
+            let Dispatch::Request(mut r) = p.dispatch(i, &CTX) else { panic!("flow 1 has requests") };
+            r.dispatched_ns = i;
+            r.completed_ns = i + 1;
+            p.complete(i + 1, &r);
+        }
+        let Dispatch::Request(ninth) = p.dispatch(9, &CTX) else { panic!("flow 1's ninth") };
+        assert_eq!(ninth.flow.0, 1);
+        let one_out = DispatchContext { in_flight: 1, ..CTX };
+        assert_eq!(p.dispatch(10, &one_out), Dispatch::Nothing, "injected beside the request in service");
+        assert_eq!(stat(&p, "injected"), 0);
+        let mut ninth = ninth;
+        ninth.dispatched_ns = 9;
+        ninth.completed_ns = 11;
+        p.complete(11, &ninth);
+        assert!(matches!(p.dispatch(11, &CTX), Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!(stat(&p, "injected"), 1);
     }
 
     #[test]

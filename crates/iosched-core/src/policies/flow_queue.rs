@@ -83,6 +83,12 @@ impl FlowQueueOrder {
             .map(|k| (k, false))
     }
 
+    /// The request the elevator would take next, without the FIFO check (BFQ's `next_rq`): for decisions that
+    /// must not change the queue, such as whether a queue's next request fits its budget.
+    pub fn peek(&self, requests: &SortedFifo, head_bytes: u64) -> Option<Key> {
+        requests.nearest_with_back_seek(head_bytes, self.back_seek_max_bytes, self.back_seek_penalty)
+    }
+
     /// The value of one of [`TUNABLES`], or None for another name.
     pub fn tunable(&self, name: &str) -> Option<String> {
         Some(match name {
