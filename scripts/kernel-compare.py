@@ -9,7 +9,8 @@ the loop device adds a layer iosched does not have, so absolute figures differ.
 
 Each workload (scripts/kernel-compare/*.fio) names the behaviour it measures:
   reader-beside-writer  the reader's p99 latency under a scheduler over its p99 without one (none / noop)
-  bfq-weights           bfq's IOPS share: the level-0 reader's IOPS over the level-7 reader's
+  bfq-weights           bfq's IOPS share: the level-0 reader's IOPS over the level-7 reader's (also with
+                        low_latency=0 on both sides: the weights without weight raising)
 
 Needs root (losetup, sysfs), fio and a built iosched. Exit status 3, with the reason on stderr, where it cannot
 run; 0 after printing the table.
@@ -30,11 +31,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOBS = os.path.join(HERE, "kernel-compare")
 
-# (workload, kernel scheduler, iosched policy, baseline kernel scheduler, baseline iosched policy, metric)
+# (workload, kernel scheduler, iosched policy, baseline kernel scheduler, baseline iosched policy, metric,
+#  tunables set on both sides: the kernel's queue/iosched/NAME and iosched's --set NAME=VALUE)
 COMPARISONS = [
-    ("reader-beside-writer", "mq-deadline", "deadline", "none", "noop", "reader_p99_vs_baseline"),
-    ("reader-beside-writer", "kyber", "kyber", "none", "noop", "reader_p99_vs_baseline"),
-    ("bfq-weights", "bfq", "bfq", None, None, "level0_over_level7_iops"),
+    ("reader-beside-writer", "mq-deadline", "deadline", "none", "noop", "reader_p99_vs_baseline", {}),
+    ("reader-beside-writer", "kyber", "kyber", "none", "noop", "reader_p99_vs_baseline", {}),
+    ("bfq-weights", "bfq", "bfq", None, None, "level0_over_level7_iops", {}),
+    # The weights alone, without weight raising (which both sides start both readers with).
+    ("bfq-weights", "bfq", "bfq", None, None, "level0_over_level7_iops", {"low_latency": "0"}),
 ]
 
 
@@ -86,9 +90,13 @@ class Loop:
     def sysfs(self, leaf):
         return f"/sys/block/{self.name}/queue/{leaf}"
 
-    def set_scheduler(self, sched):
+    def set_scheduler(self, sched, tunables=None):
         with open(self.sysfs("scheduler"), "w") as f:
             f.write(sched)
+        # Choosing a scheduler starts it with its defaults; then the tunables asked for.
+        for name, value in (tunables or {}).items():
+            with open(self.sysfs(f"iosched/{name}"), "w") as f:
+                f.write(value)
 
     def rotational(self):
         with open(self.sysfs("rotational")) as f:
@@ -98,15 +106,16 @@ class Loop:
         subprocess.run(["losetup", "-d", self.dev], capture_output=True)
 
 
-def kernel_run(loop, jobfile, sched, seconds):
-    loop.set_scheduler(sched)
+def kernel_run(loop, jobfile, sched, seconds, tunables=None):
+    loop.set_scheduler(sched, tunables)
     text = run(["fio", "--output-format=json", f"--filename={loop.dev}", f"--runtime={seconds}", jobfile])
     return figures(json.loads(text[text.index("{"):]))
 
 
-def iosched_run(iosched, backing, jobfile, policy, seconds, rotational):
+def iosched_run(iosched, backing, jobfile, policy, seconds, rotational, tunables=None):
+    sets = [arg for name, value in (tunables or {}).items() for arg in ("--set", f"{name}={value}")]
     text = run([iosched, "run", jobfile, "--target", backing, "--policy", policy, "--runtime", str(seconds),
-                "--rotational", rotational, "--json"])
+                "--rotational", rotational, "--json"] + sets)
     return figures(json.loads(text))
 
 
@@ -146,10 +155,10 @@ def main():
         if args.json:
             print(json.dumps(row))
     if not args.json:
-        print(f"{'workload':<22} {'kernel':<12} {'iosched':<9} {'behaviour':<26} {'kernel':>8} {'iosched':>8} "
+        print(f"{'workload':<36} {'kernel':<12} {'iosched':<9} {'behaviour':<26} {'kernel':>8} {'iosched':>8} "
               f"{'ratio':>6}  same way")
         for r in rows:
-            print(f"{r['workload']:<22} {r['kernel']:<12} {r['iosched']:<9} {r['metric']:<26} "
+            print(f"{r['workload']:<36} {r['kernel']:<12} {r['iosched']:<9} {r['metric']:<26} "
                   f"{r['kernel_value']:>8.2f} {r['iosched_value']:>8.2f} {r['ratio']:>6.2f}  "
                   f"{'yes' if r['same_direction'] else 'NO'}")
         print(f"\n{args.rounds} round(s) of {args.seconds} s per run; medians. ratio = iosched / kernel; "
@@ -174,20 +183,22 @@ def compare(args):
         rotational = loop.rotational()
         schedulers = open(loop.sysfs("scheduler")).read()
         rows = []
-        for workload, ksched, policy, kbase, pbase, name in COMPARISONS:
+        for workload, ksched, policy, kbase, pbase, name, tunables in COMPARISONS:
             if ksched not in schedulers or (kbase and kbase not in schedulers):
                 raise CannotRun(f"the kernel has no {ksched} scheduler here ({schedulers.strip()})")
             jobfile = os.path.join(JOBS, workload + ".fio")
             k, i, kb, ib = [], [], [], []
             for _ in range(args.rounds):
-                k.append(kernel_run(loop, jobfile, ksched, args.seconds))
-                i.append(iosched_run(args.iosched, backing, jobfile, policy, args.seconds, rotational))
+                k.append(kernel_run(loop, jobfile, ksched, args.seconds, tunables))
+                i.append(iosched_run(args.iosched, backing, jobfile, policy, args.seconds, rotational, tunables))
                 if kbase:
                     kb.append(kernel_run(loop, jobfile, kbase, args.seconds))
                     ib.append(iosched_run(args.iosched, backing, jobfile, pbase, args.seconds, rotational))
             kv, iv = metric(name, k, kb), metric(name, i, ib)
+            label = ",".join(f"{k}={v}" for k, v in tunables.items())
             rows.append({
-                "workload": workload, "kernel": ksched, "iosched": policy, "metric": name,
+                "workload": workload + (f" ({label})" if label else ""), "kernel": ksched, "iosched": policy,
+                "metric": name,
                 "kernel_value": round(kv, 3), "iosched_value": round(iv, 3), "ratio": round(iv / kv, 3),
                 "same_direction": (kv > 1) == (iv > 1), "rotational": rotational, "rounds": args.rounds,
                 "seconds": args.seconds,

@@ -28,7 +28,12 @@ fn the_kernel_comparison_runs_and_reports_every_workload() {
         rows.iter().map(|r| (r["workload"].as_str().unwrap(), r["kernel"].as_str().unwrap())).collect();
     assert_eq!(
         workloads,
-        [("reader-beside-writer", "mq-deadline"), ("reader-beside-writer", "kyber"), ("bfq-weights", "bfq")]
+        [
+            ("reader-beside-writer", "mq-deadline"),
+            ("reader-beside-writer", "kyber"),
+            ("bfq-weights", "bfq"),
+            ("bfq-weights (low_latency=0)", "bfq")
+        ]
     );
     for r in &rows {
         for side in ["kernel_value", "iosched_value"] {
