@@ -32,7 +32,8 @@
 //!   than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
 //!   slice_idle + 4 ms after its last request completed) is soft real-time:
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
-//!   raised. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
+//!   raised. Only queues of the default weight (40: best effort at level 4, no weight.FLOW) are raised, as in
+//!   bfq-iosched.c: a chosen weight is taken to be controlled explicitly. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
 //!   requests are dispatched (only raised queues' while a raised queue is in service; by class then F, among
 //!   queues whose next request fits what their budget has left) while fewer than inject_limit requests are
@@ -120,6 +121,8 @@ const WR_COEFF_SOFT_RT: u64 = 3000;
 const WR_MIN_IDLE_NS: u64 = 2 * NS_PER_S;
 const WR_RT_MAX_NS: u64 = 300 * NS_PER_MS;
 const WR_MAX_INTERACTIVE_SECTORS: u64 = 120_000;
+/// The weight of a best-effort queue at the default level 4: (8 - 4) x 10. Only such queues are raised.
+const DEFAULT_WEIGHT: u64 = 40;
 const WR_MAX_SOFTRT_SECTORS_PER_S: u64 = 7000;
 /// Interactive raising lasts WR_REF_DURATION on a device of WR_REF_RATE, inversely to the peak rate.
 const WR_REF_DURATION_NS: u64 = 7 * NS_PER_S;
@@ -573,12 +576,16 @@ impl Bfq {
     fn on_becoming_busy(&mut self, key: u64, now_ns: u64) {
         let low_latency = self.low_latency;
         let wr_duration = self.wr_duration_ns();
+        // Only a queue of the default weight is raised, interactive or soft real-time: one whose weight was
+        // chosen (an ionice level other than 4, or weight.FLOW) is taken to be controlled explicitly
+        // (bfq_bfqq_handle_idle_busy_switch's entity.new_weight == 40).
+        let default_weight = self.base_weight(&self.queues[&key]) == DEFAULT_WEIGHT;
         let q = self.queues.get_mut(&key).expect("a known queue");
         let idle_for_long = q.last_empty_ns.is_none_or(|t| now_ns >= t + WR_MIN_IDLE_NS);
         if idle_for_long && q.last_empty_ns.is_some() {
             q.in_large_burst = false;
         }
-        if low_latency && !q.in_large_burst {
+        if low_latency && !q.in_large_burst && default_weight {
             if idle_for_long {
                 if q.wr_coeff != WR_COEFF_INTERACTIVE {
                     self.raised_interactive += 1;
@@ -1137,6 +1144,23 @@ mod tests {
         }
         assert_eq!(stat(&p, "raised_interactive"), 1);
         assert_eq!(stat(&p, "raised_soft_rt"), 0);
+    }
+
+    #[test]
+    fn only_queues_of_the_default_weight_are_raised() {
+        // Flow 1 at ionice level 0 (weight 80), flow 2 with weight.2 set, flow 3 at the default level 4: as in
+        // bfq-iosched.c (entity.new_weight == 40), only flow 3 is raised; a chosen weight is left as chosen.
+        let mut p = Bfq::new();
+        p.set_tunable("weight.2", "300").unwrap();
+        let mut r1 = read(1, 1, 0, 4096, 0);
+        r1.level = 0;
+        p.enqueue(0, r1);
+        p.enqueue(0, read(2, 2, 1 << 30, 4096, 0));
+        p.enqueue(0, read(3, 3, 1 << 31, 4096, 0));
+        let raised: Vec<u32> =
+            [1u32, 2, 3].into_iter().filter(|f| p.queues[&queue_key(*f, true)].wr_coeff > 1).collect();
+        assert_eq!(raised, [3]);
+        assert_eq!(stat(&p, "raised_interactive"), 1);
     }
 
     /// Flow 1 (sequential, or seeky) runs dry in service while flow 2 waits; what does bfq do next?
