@@ -30,26 +30,34 @@ fn ms_of(x: f64) -> String {
 /// `text` wrapped at word boundaries into lines of at most [`TABLE_COLUMNS`], the first after `first`, the others
 /// after `rest` (a word longer than a line stands alone); each line ends in a newline.
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
+    wrap_pieces(text.split_whitespace(), " ", first, rest)
+}
+
+/// `pieces` joined by `sep` into lines of at most [`TABLE_COLUMNS`]: the first line starts with `first`, each
+/// further one with `rest`; a line takes at least one piece. Every line ends in a newline, without trailing
+/// blanks. The one greedy wrapper of the tables, the policy list, validate's fields and the device line.
+fn wrap_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>, sep: &str, first: &str, rest: &str) -> String {
     let mut out = String::new();
     let mut line = first.to_string();
     let mut empty = true;
-    for word in text.split_whitespace() {
-        if !empty && line.chars().count() + 1 + word.chars().count() > TABLE_COLUMNS {
-            let _ = writeln!(out, "{line}");
+    for piece in pieces {
+        if !empty && line.chars().count() + sep.chars().count() + piece.chars().count() > TABLE_COLUMNS {
+            let _ = writeln!(out, "{}", line.trim_end());
             line = rest.to_string();
             empty = true;
         }
         if !empty {
-            line.push(' ');
+            line.push_str(sep);
         }
-        line.push_str(word);
+        line.push_str(piece);
         empty = false;
     }
-    let _ = writeln!(out, "{line}");
+    let _ = writeln!(out, "{}", line.trim_end());
     out
 }
 
-fn cut(text: &str, width: usize) -> String {
+/// `text` in at most `width` characters, ending in '~' when cut.
+pub(crate) fn cut(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
     }
@@ -134,33 +142,14 @@ pub fn render(run: &RunResult) -> String {
 
 /// `label spec`, a device spec wrapped after its commas at [`TABLE_COLUMNS`].
 fn wrap_spec(out: &mut String, label: &str, spec: &str) {
-    let indent = label.len() + 1;
-    let mut line = format!("{label} ");
-    let parts: Vec<&str> = spec.split_inclusive(',').collect();
-    for part in parts {
-        if line.len() > indent && line.len() + part.len() > TABLE_COLUMNS {
-            let _ = writeln!(out, "{}", line.trim_end());
-            line = " ".repeat(indent);
-        }
-        line.push_str(part);
-    }
-    let _ = writeln!(out, "{}", line.trim_end());
+    out.push_str(&wrap_pieces(spec.split_inclusive(','), "", &format!("{label} "), &" ".repeat(label.len() + 1)));
 }
 
 /// `label  k=v k=v ...`, wrapped at [`TABLE_COLUMNS`] with continuation lines indented under the first pair.
 fn wrap_pairs(out: &mut String, label: &str, pairs: impl Iterator<Item = String>) {
-    const WIDTH: usize = TABLE_COLUMNS;
-    let indent = label.len() + 2;
-    let mut line = format!("{label} ");
-    for pair in pairs {
-        if line.len() > indent && line.len() + 1 + pair.len() > WIDTH {
-            let _ = writeln!(out, "{}", line.trim_end());
-            line = " ".repeat(indent - 1);
-        }
-        line.push(' ');
-        line.push_str(&pair);
-    }
-    let _ = writeln!(out, "{}", line.trim_end());
+    let pairs: Vec<String> = pairs.collect();
+    let indent = " ".repeat(label.len() + 2);
+    out.push_str(&wrap_pieces(pairs.iter().map(String::as_str), " ", &format!("{label}  "), &indent));
 }
 
 /// Align rows into columns: the first column left-aligned, the rest right-aligned.

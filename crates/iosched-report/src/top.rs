@@ -5,6 +5,7 @@
 //! sums, not histograms, so no percentile is shown). A flow that moved nothing in the interval and has nothing queued
 //! is left out and counted in a footnote.
 
+use crate::table::cut;
 use iosched_core::request::IoClass;
 use iosched_core::snapshot::{DirectionCounts, FlowSnapshot, FlowsSnapshot};
 use iosched_core::units;
@@ -180,16 +181,6 @@ pub fn render_in(
         active_flows += flows;
     }
     let _ = writeln!(out, "{:<name_width$} {active_flows:<6} {}", "ALL", total.cells(interval_ns, true));
-    out
-}
-
-/// `text` in at most `width` characters, ending in '~' when cut.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(width - 1).collect();
-    out.push('~');
     out
 }
 
