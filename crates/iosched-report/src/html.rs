@@ -48,27 +48,38 @@ fn open_svg(svg: &mut String, title: &str) {
     );
 }
 
-/// Horizontal grid lines with their values from 0 to `y_max` every `y_step`, and the axis's name.
-fn y_axis(svg: &mut String, (y_max, y_step): (f64, f64), plot_w: f64, plot_h: f64, y_name: &str) {
-    let mut y = 0.0;
-    while y <= y_max + y_step / 2.0 {
-        let py = TOP + plot_h - (y / y_max) * plot_h;
+/// Horizontal grid lines at `ticks`, placed by `y_of`, with their values, and the axis's name (", log" added and
+/// `data-scale` set on a log axis).
+fn y_axis(svg: &mut String, ticks: &[f64], y_of: &dyn Fn(f64) -> f64, plot_w: f64, y_name: &str, scale: Scale) {
+    for &t in ticks {
+        let py = y_of(t);
         let _ = write!(
             svg,
             r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
             LEFT + plot_w,
             LEFT - 5.0,
             py + 4.0,
-            label(y)
+            label(t)
         );
-        y += y_step;
     }
-    let middle = TOP + plot_h / 2.0;
+    let middle = (y_of(ticks.first().copied().unwrap_or(0.0)) + y_of(ticks.last().copied().unwrap_or(0.0))) / 2.0;
+    let (scale_name, y_label) = match scale {
+        Scale::Log => ("log", format!("{y_name}, log")),
+        Scale::Linear => ("linear", y_name.to_string()),
+    };
     let _ = write!(
         svg,
-        r#"<text x="14" y="{middle:.1}" text-anchor="middle" class="axis" transform="rotate(-90 14 {middle:.1})">{}</text>"#,
-        escape(y_name)
+        r#"<text x="14" y="{middle:.1}" text-anchor="middle" class="axis" data-scale="{scale_name}" transform="rotate(-90 14 {middle:.1})">{}</text>"#,
+        escape(&y_label)
     );
+}
+
+/// Tick values from `lo` to `hi`: every decade on a log axis, every `step` from 0 on a linear one.
+fn ticks(lo: f64, hi: f64, step: f64, scale: Scale) -> Vec<f64> {
+    match scale {
+        Scale::Log => std::iter::successors(Some(lo), |v| Some(v * 10.0)).take_while(|v| *v <= hi * 1.0001).collect(),
+        Scale::Linear => (0..=((hi / step).round() as usize)).map(|i| i as f64 * step).collect(),
+    }
 }
 
 struct Line<'a> {
@@ -200,43 +211,10 @@ fn line_chart(
     let y_of = |y: f64| TOP + plot_h - along(y.min(y_max), y_min, y_max, y_scale) * plot_h;
     let kept = |(x, y): (f64, f64)| (x_scale == Scale::Linear || x > 0.0) && (y_scale == Scale::Linear || y > 0.0);
     open_svg(&mut svg, title);
-    // y grid and ticks.
-    let y_ticks: Vec<f64> = match y_scale {
-        Scale::Log => {
-            std::iter::successors(Some(y_min), |v| Some(v * 10.0)).take_while(|v| *v <= y_max * 1.0001).collect()
-        }
-        Scale::Linear => (0..=((y_max / y_step).round() as usize)).map(|i| i as f64 * y_step).collect(),
-    };
-    for t in &y_ticks {
-        let py = y_of(*t);
-        let _ = write!(
-            svg,
-            r##"<line x1="{LEFT}" y1="{py:.1}" x2="{:.1}" y2="{py:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 5.0,
-            py + 4.0,
-            label(*t)
-        );
-    }
-    let middle = TOP + plot_h / 2.0;
-    let y_label = if y_scale == Scale::Log { format!("{y_name}, log") } else { y_name.to_string() };
-    let _ = write!(
-        svg,
-        r#"<text x="14" y="{middle:.1}" text-anchor="middle" class="axis" data-scale="{}" transform="rotate(-90 14 {middle:.1})">{}</text>"#,
-        if y_scale == Scale::Log { "log" } else { "linear" },
-        escape(&y_label)
-    );
+    y_axis(&mut svg, &ticks(y_min, y_max, y_step, y_scale), &y_of, plot_w, y_name, y_scale);
     // x ticks.
-    let ticks: Vec<f64> = match x_scale {
-        Scale::Log => {
-            std::iter::successors(Some(x_min), |v| Some(v * 10.0)).take_while(|v| *v <= x_max * 1.0001).collect()
-        }
-        Scale::Linear => {
-            let (_, step) = nice_axis(x_max);
-            (0..=((x_max / step).round() as usize)).map(|i| i as f64 * step).collect()
-        }
-    };
-    for t in ticks {
+    let x_ticks = ticks(x_min, x_max, nice_axis(x_max).1, x_scale);
+    for t in x_ticks {
         let px = x_of(t);
         let _ = write!(
             svg,
@@ -356,7 +334,7 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)], seed: &[Se
     let (y_max, y_step) = nice_axis(highest);
     let y_of = |y: f64| TOP + plot_h - (y.min(y_max) / y_max) * plot_h;
     open_svg(&mut svg, title);
-    y_axis(&mut svg, (y_max, y_step), plot_w, plot_h, y_name);
+    y_axis(&mut svg, &ticks(0.0, y_max, y_step, Scale::Linear), &y_of, plot_w, y_name, Scale::Linear);
     let slot = plot_w / bars.len().max(1) as f64;
     for (i, (name, value, colour)) in bars.iter().enumerate() {
         let x = LEFT + i as f64 * slot + slot * 0.15;
