@@ -196,55 +196,36 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 if let Some(s) = &case.entry.seed_says {
                     wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
-                let noop_write = runs_of(outcome, &case.entry.name).find(|r| r.policy == "noop").and_then(|r| match r
-                    .measures
-                    .metrics
-                {
-                    Metrics::NetflixFill { write_mb_per_s, .. } => Some(write_mb_per_s),
-                    _ => None,
-                });
-                let mut rows = vec![strings(&[
-                    "policy",
-                    "pre mean",
-                    "pre p99",
-                    "mean",
-                    "p99",
-                    "p99.9",
-                    "max",
-                    "p99 rise",
-                    "write MB/s",
-                ])];
+                let noop_write = runs_of(outcome, &case.entry.name)
+                    .find(|r| r.policy == "noop")
+                    .and_then(|r| r.measures.metrics.value("write_mb_per_s"));
+                // The latency columns, each one of the figures the seed's figures name (figures.rs).
+                const LATENCY: [(&str, &str); 6] = [
+                    ("pre mean", "read_mean_ms_before"),
+                    ("pre p99", "read_p99_ms_before"),
+                    ("mean", "read_mean_ms_during"),
+                    ("p99", "read_p99_ms_during"),
+                    ("p99.9", "read_p999_ms_during"),
+                    ("max", "read_max_ms_during"),
+                ];
+                let mut header = vec!["policy".to_string()];
+                header.extend(LATENCY.iter().map(|(title, _)| title.to_string()));
+                header.extend(["p99 rise".to_string(), "write MB/s".to_string()]);
+                let mut rows = vec![header];
                 for r in runs_of(outcome, &case.entry.name) {
-                    let Metrics::NetflixFill {
-                        read_mean_ms_before,
-                        read_p99_ms_before,
-                        read_mean_ms_during,
-                        read_p99_ms_during,
-                        read_p999_ms_during,
-                        read_max_ms_during,
-                        write_mb_per_s,
-                        ..
-                    } = r.measures.metrics
-                    else {
-                        continue;
-                    };
+                    let m = &r.measures.metrics;
+                    let Some(write_mb_per_s) = m.value("write_mb_per_s") else { continue };
                     let write = match noop_write {
                         Some(n) if n > 0.0 && r.policy != "noop" => {
                             format!("{} ({:.0} %)", f1(write_mb_per_s), 100.0 * write_mb_per_s / n)
                         }
                         _ => f1(write_mb_per_s),
                     };
-                    rows.push(vec![
-                        r.policy.clone(),
-                        f2(read_mean_ms_before),
-                        f2(read_p99_ms_before),
-                        f2(read_mean_ms_during),
-                        f2(read_p99_ms_during),
-                        f2(read_p999_ms_during),
-                        f2(read_max_ms_during),
-                        format!("{:.1}x", read_p99_ms_during / read_p99_ms_before.max(1e-9)),
-                        write,
-                    ]);
+                    let mut row = vec![r.policy.clone()];
+                    row.extend(LATENCY.iter().map(|(_, name)| opt(m.value(name), 2)));
+                    row.push(m.value("read_p99_rise").map_or_else(|| "-".to_string(), |x| format!("{x:.1}x")));
+                    row.push(write);
+                    rows.push(row);
                 }
                 indent(&mut out, &columns(&rows));
                 figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
