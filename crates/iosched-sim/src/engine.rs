@@ -291,10 +291,7 @@ impl Engine {
                     (Process::Job(Box::new(process)), start)
                 }
                 SourceSpec::Timed { requests, .. } | SourceSpec::Closed { requests, .. } => {
-                    let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
-                    streams.sort_unstable();
-                    streams.dedup();
-                    let flows = streams
+                    let flows = crate::workload::streams_of(requests)
                         .iter()
                         .map(|s| {
                             flow_source.push(index as u32);

@@ -148,10 +148,7 @@ impl Workload {
                     names.push(if spec.numjobs > 1 { format!("{}.{clone}", spec.name) } else { spec.name.clone() })
                 }
                 SourceSpec::Timed { name, requests } | SourceSpec::Closed { name, requests, .. } => {
-                    let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
-                    streams.sort_unstable();
-                    streams.dedup();
-                    names.extend(streams.iter().map(|s| format!("{name}:{s}")));
+                    names.extend(streams_of(requests).iter().map(|s| format!("{name}:{s}")));
                 }
             }
         }
@@ -192,6 +189,14 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// The streams of a timed or closed source, in the order they become flows: ascending, each once.
+pub(crate) fn streams_of(requests: &[TimedIo]) -> Vec<u32> {
+    let mut streams: Vec<u32> = requests.iter().map(|r| r.stream).collect();
+    streams.sort_unstable();
+    streams.dedup();
+    streams
 }
 
 /// The region `(start, len)` clone `clone` of a job covers on a device of `capacity_bytes`: from offset (plus

@@ -268,6 +268,14 @@ fn bad_input_exits_2_before_any_work() {
     assert!(started.elapsed().as_secs_f64() < 2.0, "the experiment ran first: {:?}", started.elapsed());
     // A live target in a folder that does not exist.
     assert_bad_input(&["run", good, "--target", "/nonexistent/dir/t.dat"], "/nonexistent/dir/t.dat");
+    // A live target that does not exist, for jobs that give no size in bytes to lay it out with.
+    let sizeless = job_file("exit-sizeless.fio", "[r]\nrw=read\nsize=50%\nnumber_ios=10\n");
+    let missing = sizeless.with_file_name("missing.img");
+    assert_bad_input(
+        &["run", sizeless.to_str().unwrap(), "--target", missing.to_str().unwrap()],
+        "is empty or does not exist, and no job gives its size in bytes",
+    );
+    assert!(!missing.exists(), "a target was made anyway");
     // A mount over a directory that does not exist says so.
     assert_bad_input(&["insert", "/nonexistent/dir"], "/nonexistent/dir: no such directory");
 }

@@ -65,13 +65,14 @@ pub fn policy_with(name: &str, settings: &[String]) -> Result<Box<dyn Policy>, C
 }
 
 /// Per-flow settings (`weight.7=300`: a tunable named `PREFIX.FLOW`) must name a flow the workload has: a
-/// setting for a flow that does not exist would be accepted by the policy and change nothing.
-pub fn check_flow_settings(option: &str, policy: &str, settings: &[String], flows: &[String]) -> Result<(), CliError> {
+/// setting for a flow that does not exist would be accepted by the policy and change nothing. `keys` are the
+/// settings' names.
+pub fn check_flow_settings(option: &str, policy: &str, keys: &[String], flows: &[String]) -> Result<(), CliError> {
     let Ok(info) = iosched_core::registry::info(policy) else {
         return Ok(());
     };
     let per_flow: Vec<&str> = (info.create)().tunables().iter().filter_map(|t| t.name.strip_suffix(".FLOW")).collect();
-    for (key, _) in parse_settings(settings)? {
+    for key in keys {
         let Some((prefix, flow)) = key.rsplit_once('.') else { continue };
         let Ok(flow) = flow.parse::<usize>() else { continue };
         if per_flow.contains(&prefix) && flow >= flows.len() {

@@ -155,13 +155,13 @@ fn lay_out(path: &Path, bytes: u64) -> Result<(), CliError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
         Err(e) => return Err(failed(e)),
     };
-    if existing >= bytes && (existing > 0 || bytes > 0) {
+    if existing > 0 && existing >= bytes {
         return Ok(());
     }
     if bytes == 0 {
         return Err(bad(format!(
-            "{} does not exist, and no job gives its size in bytes (size= or filesize=) to lay it out: give one, \
-             or make the file first (truncate -s 1G {})",
+            "{} is empty or does not exist, and no job gives its size in bytes (size= or filesize=) to lay it \
+             out: give one, or make the file first (truncate -s 1G {})",
             path.display(),
             path.display()
         )));

@@ -95,26 +95,31 @@ pub fn say_whole_device_jobs(jobs: &[iosched_workload::job::JobSpec], capacity_b
 
 /// Every per-flow setting, of `--set` and of each `--switch-at`, names one of `flows`.
 pub fn check_flows(flows: &[String], policy: &str, set: &[String], switch_at: &[String]) -> Result<(), CliError> {
-    super::check_flow_settings("--set", policy, set, flows)?;
+    let keys = |settings: &[String]| -> Result<Vec<String>, CliError> {
+        Ok(super::parse_settings(settings)?.into_iter().map(|(key, _)| key.to_string()).collect())
+    };
+    super::check_flow_settings("--set", policy, &keys(set)?, flows)?;
     for text in switch_at {
-        let rest = text.split_once(':').map_or("", |(_, rest)| rest);
-        let mut parts = rest.split(',');
-        let policy = parts.next().unwrap_or_default();
-        let settings: Vec<String> = parts.map(str::to_string).collect();
-        super::check_flow_settings("--switch-at", policy, &settings, flows)?;
+        let (_, policy, settings) = split_switch(text)?;
+        super::check_flow_settings("--switch-at", policy, &keys(&settings)?, flows)?;
     }
     Ok(())
 }
 
 /// `TIME:POLICY[,KEY=VALUE...]`: a time with fio's units (a bare number is seconds) and a policy with tunables.
 pub fn parse_switch(text: &str) -> Result<PolicySwitch, CliError> {
+    let (at_ns, name, settings) = split_switch(text)?;
+    Ok(PolicySwitch { at_ns, policy: policy_with(name, &settings)? })
+}
+
+/// `TIME:POLICY[,KEY=VALUE...]` in its parts: the time in ns, the policy's name and its settings.
+fn split_switch(text: &str) -> Result<(u64, &str, Vec<String>), CliError> {
     let wanted = "--switch-at expects TIME:POLICY[,KEY=VALUE...], for example 2s:deadline";
     let (time, rest) = text.split_once(':').ok_or_else(|| bad(format!("{wanted}, found '{text}'")))?;
     let at_ns = parse_time_ns(time, TimeUnit::Seconds).map_err(|e| bad(format!("{wanted}; the time: expected {e}")))?;
     let mut parts = rest.split(',');
     let name = parts.next().unwrap_or_default();
-    let settings: Vec<String> = parts.map(str::to_string).collect();
-    Ok(PolicySwitch { at_ns, policy: policy_with(name, &settings)? })
+    Ok((at_ns, name, parts.map(str::to_string).collect()))
 }
 
 fn issued(entry: &LogEntry) -> IssuedRequest {

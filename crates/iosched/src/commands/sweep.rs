@@ -115,9 +115,9 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     for path in &args.jobfiles {
         jobfiles.push((path.display().to_string(), fio::parse_file(path).map_err(bad)?));
     }
+    let keys: Vec<String> = grid.iter().map(|(key, _)| key.clone()).collect();
     for (jobfile, jobs) in &jobfiles {
         let flows = Workload::from_jobs(jobs).flow_names();
-        let keys: Vec<String> = grid.iter().map(|(key, _)| format!("{key}=0")).collect();
         for policy in &policies {
             super::check_flow_settings("--grid", policy, &keys, &flows).map_err(|e| bad(format!("{jobfile}: {e}")))?;
         }
