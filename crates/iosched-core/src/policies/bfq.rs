@@ -33,10 +33,11 @@
 //!   slice_idle + 4 ms after its last request completed) is soft real-time:
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
 //!   raised. Only queues of the default weight (40: best effort at level 4, no weight.FLOW) are raised, as in
-//!   bfq-iosched.c: a chosen weight is taken to be controlled explicitly. A newly busy raised queue, or one of a higher class, preempts an unraised queue in service.
+//!   bfq-iosched.c: a chosen weight is taken to be controlled explicitly. A newly busy raised queue, or one of
+//!   a higher class, preempts an unraised queue in service.
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues' while a raised queue is in service; by class then F, among
-//!   queues whose next request fits what their budget has left) while fewer than inject_limit requests are
+//!   requests are dispatched (only raised queues' while a raised queue is in service; the first in B-WF2Q+
+//!   order, class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
 //!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver);
 //!   the limit grows while the queue in service's requests complete within 1.5x
 //!   the service time they had without injection and shrinks otherwise. It
@@ -245,6 +246,12 @@ impl ServiceTree {
             self.ineligible.remove(&(start, key));
             self.eligible.insert((finish, key), ());
         }
+    }
+
+    /// Every entity in the order B-WF2Q+ would serve them now: the eligible by F, then the others by S. Call
+    /// [`ServiceTree::update_eligible`] first.
+    fn in_order(&self) -> impl Iterator<Item = u64> + '_ {
+        self.eligible.keys().map(|&(_, key)| key).chain(self.ineligible.keys().map(|&(_, key)| key))
     }
 
     /// The eligible entity with the smallest F.
@@ -776,23 +783,29 @@ impl Bfq {
             return None;
         }
         // A raised queue in service only lets other raised queues in (BFQ's bfq_choose_bfqq_for_injection):
-        // injecting a writer would put its requests at the device ahead of the raised queue's next ones.
-        let order = &self.order;
-        let key = self
-            .queues
-            .iter()
-            .filter(|(key, o)| {
-                **key != in_service && o.busy && (!in_service_raised || o.wr_coeff > 1) && !o.requests.is_empty()
-            })
-            .filter(|(_, o)| {
-                let next = order.peek(&o.requests, o.head_bytes).map_or(0, |k| sectors(o.requests.get(&k)));
-                // Out of service, a queue's budget is that of its next turn, which what injection served of it
-                // is charged against.
-                o.injected_service + next <= o.entity_budget
-            })
-            .map(|(key, o)| (o.class, o.finish_v, *key))
-            .min()?
-            .2;
+        // injecting a writer would put its requests at the device ahead of the raised queue's next ones. The
+        // first queue, class by class in B-WF2Q+ order, that may be injected is taken; usually the first looked
+        // at, so the walk costs what the tree's peek did.
+        let (queues, order) = (&self.queues, &self.order);
+        let may_inject = |key: &u64| {
+            let o = &queues[key];
+            // Out of service, a queue's budget is that of its next turn, which what injection served of it is
+            // charged against.
+            let next = || order.peek(&o.requests, o.head_bytes).map_or(0, |k| sectors(o.requests.get(&k)));
+            *key != in_service
+                && !o.requests.is_empty()
+                && (!in_service_raised || o.wr_coeff > 1)
+                && o.injected_service + next() <= o.entity_budget
+        };
+        let mut chosen = None;
+        for tree in &mut self.trees {
+            tree.update_eligible();
+            chosen = tree.in_order().find(|key| may_inject(key));
+            if chosen.is_some() {
+                break;
+            }
+        }
+        let key = chosen?;
         let k = self.next_request_key(key, now_ns)?;
         Some(self.take(now_ns, key, k, true))
     }
