@@ -282,6 +282,29 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
     out
 }
 
+/// "holds", "does not hold", or "not run".
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match v.holds {
+        Some(true) => "holds",
+        Some(false) => "does not hold",
+        None => "not run",
+    }
+}
+
+/// The seed's range in words: "25.5 to 34.5", "at least 5", "at most 0.8".
+pub fn verdict_range(v: &Verdict) -> String {
+    let n = |x: f64| {
+        let text = format!("{x:.2}");
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    match (v.figure.low, v.figure.high) {
+        (Some(lo), Some(hi)) => format!("{} to {}", n(lo), n(hi)),
+        (Some(lo), None) => format!("at least {}", n(lo)),
+        (None, Some(hi)) => format!("at most {}", n(hi)),
+        (None, None) => "any".to_string(),
+    }
+}
+
 /// iosched's figure of a verdict in words: "55.0 MB/s", or "cfq/bfq 6.68" for a ratio.
 pub fn verdict_figure(exp: &Experiment, v: &Verdict) -> String {
     let Some(x) = v.iosched else { return "-".to_string() };
@@ -315,8 +338,8 @@ fn figure_lines(out: &mut String, exp: &Experiment, all: &[Verdict], case: &str)
             "seed figure \"{}\": iosched {} (seed: {}): {}",
             v.figure.says,
             verdict_figure(exp, v),
-            v.range(),
-            v.word()
+            verdict_range(v),
+            verdict_word(v)
         );
         wrapped(out, &line, "  ", "    ");
     }

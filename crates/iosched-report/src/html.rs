@@ -2,7 +2,7 @@
 //! no network): read MB/s, write MB/s and the watched job's latency against time (like Figs. 1 and 7 of seed
 //! 002), latency CDFs per policy, and bars of each case's figures.
 
-use crate::experiment::{render, verdict_figure};
+use crate::experiment::{render, verdict_figure, verdict_range, verdict_word};
 use iosched_sim::experiment::{metric_names, verdicts, Experiment, ExperimentOutcome, Metrics, RunOutcome, Verdict};
 use std::fmt::Write;
 
@@ -461,8 +461,8 @@ tr.fails td:last-child {{ color: #b42318; font-weight: bold; }}
                     },
                     escape(&v.figure.says),
                     escape(&verdict_figure(exp, v)),
-                    escape(&v.range()),
-                    v.word()
+                    escape(&verdict_range(v)),
+                    verdict_word(v)
                 );
             }
             page.push_str("</table>");

@@ -109,31 +109,6 @@ pub struct Verdict {
     pub holds: Option<bool>,
 }
 
-impl Verdict {
-    /// "holds", "does not hold", or "not run".
-    pub fn word(&self) -> &'static str {
-        match self.holds {
-            Some(true) => "holds",
-            Some(false) => "does not hold",
-            None => "not run",
-        }
-    }
-
-    /// The seed's range in words: "25.5 to 34.5", "at least 5", "at most 0.8".
-    pub fn range(&self) -> String {
-        let n = |x: f64| {
-            let text = format!("{x:.2}");
-            text.trim_end_matches('0').trim_end_matches('.').to_string()
-        };
-        match (self.figure.low, self.figure.high) {
-            (Some(lo), Some(hi)) => format!("{} to {}", n(lo), n(hi)),
-            (Some(lo), None) => format!("at least {}", n(lo)),
-            (None, Some(hi)) => format!("at most {}", n(hi)),
-            (None, None) => "any".to_string(),
-        }
-    }
-}
-
 fn figure_of(runs: &[&RunOutcome], policy: &str, metric: &str) -> Option<f64> {
     runs.iter().find(|r| r.policy == policy).and_then(|r| r.measures.metrics.value(metric))
 }
