@@ -86,6 +86,13 @@ pub fn check_flow_settings(option: &str, policy: &str, keys: &[String], flows: &
     Ok(())
 }
 
+/// The `filename=` every job gives, if they all give the same one: the file fio would open for them.
+pub fn shared_filename<'a>(names: impl IntoIterator<Item = Option<&'a str>>) -> Option<&'a str> {
+    let mut names = names.into_iter();
+    let first = names.next().flatten()?;
+    names.all(|n| n == Some(first)).then_some(first)
+}
+
 /// The device model of `--emulate SPEC`, if given; its warnings (DiskSim keys not modelled) are printed.
 pub fn emulated_model(spec: Option<&str>) -> Result<Option<Box<dyn iosched_device::Device>>, CliError> {
     let Some(spec) = spec else {

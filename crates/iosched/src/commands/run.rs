@@ -104,10 +104,8 @@ fn target(args: &RunArgs, jobs: &[JobSpec]) -> Result<PathBuf, CliError> {
     if let Some(t) = &args.target {
         return Ok(t.clone());
     }
-    let mut names = jobs.iter().map(|j| j.filename.as_deref());
-    let first = names.next().flatten();
-    match first {
-        Some(name) if names.all(|n| n == Some(name)) => {
+    match super::shared_filename(jobs.iter().map(|j| j.filename.as_deref())) {
+        Some(name) => {
             // A relative name is relative to the job file, as a user reading the file would expect.
             let path = Path::new(name);
             Ok(if path.is_absolute() {

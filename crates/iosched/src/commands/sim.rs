@@ -146,14 +146,11 @@ fn iolog_file_name(args: &SimArgs, workload: &Workload) -> String {
     if let Some(name) = &args.iolog_filename {
         return name.clone();
     }
-    let mut names = workload.sources.iter().map(|s| match s {
+    let names = workload.sources.iter().map(|s| match s {
         iosched_sim::workload::SourceSpec::Job { spec, .. } => spec.filename.as_deref(),
         _ => None,
     });
-    match names.next().flatten() {
-        Some(first) if names.all(|n| n == Some(first)) => first.to_string(),
-        _ => "iosched.dev".to_string(),
-    }
+    super::shared_filename(names).unwrap_or("iosched.dev").to_string()
 }
 
 fn write_outputs(args: &SimArgs, workload: &Workload, out: &SimOutput) -> Result<(), CliError> {
