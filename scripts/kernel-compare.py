@@ -185,7 +185,8 @@ def compare(args):
         except RuntimeError as e:
             raise CannotRun(f"losetup refused: {e}")
         rotational = loop.rotational()
-        schedulers = open(loop.sysfs("scheduler")).read()
+        with open(loop.sysfs("scheduler")) as f:
+            schedulers = f.read()
         rows = []
         for workload, ksched, policy, kbase, pbase, name, tunables in COMPARISONS:
             if ksched not in schedulers or (kbase and kbase not in schedulers):
@@ -219,7 +220,8 @@ def compare(args):
         return rows
     finally:
         if loop:
-            loop.set_scheduler("none") if os.path.exists(loop.sysfs("scheduler")) else None
+            if os.path.exists(loop.sysfs("scheduler")):
+                loop.set_scheduler("none")
             loop.close()
         shutil.rmtree(work, ignore_errors=True)
 

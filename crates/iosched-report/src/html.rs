@@ -245,8 +245,7 @@ fn line_chart(
             );
             // Markers, spread along the line and shifted per line so that lines on top of each other still show.
             let every = (points.len() / MARKERS_PER_LINE).max(1);
-            for &(x, y) in points.iter().skip((i * every / LINES_PER_PLOT.max(1)).min(points.len() - 1)).step_by(every)
-            {
+            for &(x, y) in points.iter().skip((i * every / LINES_PER_PLOT).min(points.len() - 1)).step_by(every) {
                 svg.push_str(&marker(line.marker, x_of(x), y_of(y), line.color));
             }
         }
