@@ -23,6 +23,7 @@
 //!   the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
 
+use super::event_queue::{EventQueue, Packed};
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
 use super::params::{Precondition, SsdParams, TrimMode};
@@ -31,10 +32,9 @@ use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_core::units;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     /// Firmware is done with the command in this slot.
     CommandReady(u32),
@@ -48,6 +48,30 @@ enum Event {
     TrimDone(u32),
     /// The write cache's DRAM finished an access for this command.
     DramDone(u32),
+}
+
+impl Packed for Event {
+    fn pack(self) -> (u8, u32) {
+        match self {
+            Event::CommandReady(i) => (0, i),
+            Event::DieDone(i) => (1, i),
+            Event::Sensed(i) => (2, i),
+            Event::LinkDone(i) => (3, i),
+            Event::TrimDone(i) => (4, i),
+            Event::DramDone(i) => (5, i),
+        }
+    }
+
+    fn unpack(kind: u8, id: u32) -> Self {
+        match kind {
+            0 => Event::CommandReady(id),
+            1 => Event::DieDone(id),
+            2 => Event::Sensed(id),
+            3 => Event::LinkDone(id),
+            4 => Event::TrimDone(id),
+            _ => Event::DramDone(id),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -145,8 +169,7 @@ pub struct Ssd {
     dies: Vec<Die>,
     channel_free_ns: Vec<u64>,
     link_free_ns: u64,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
-    sequence: u64,
+    events: EventQueue<Event>,
     slots: Vec<Option<Command>>,
     free_slots: Vec<u32>,
     in_flight: u32,
@@ -205,6 +228,14 @@ fn steady_state(g: FtlGeometry, seed: u64) -> Result<Ftl, String> {
 
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
+        // Events name a die or a command slot in 24 bits (slots are bounded by queue_depth, at most 65536).
+        if p.dies() > super::event_queue::MAX_ID {
+            return Err(format!(
+                "{} dies is more than this model addresses ({})",
+                p.dies(),
+                super::event_queue::MAX_ID
+            ));
+        }
         let mut ftl = match p.precondition {
             Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
@@ -248,8 +279,7 @@ impl Ssd {
             ftl,
             dies,
             link_free_ns: 0,
-            events: BinaryHeap::new(),
-            sequence: 0,
+            events: EventQueue::default(),
             slots: Vec::new(),
             free_slots: Vec::new(),
             in_flight: 0,
@@ -268,8 +298,7 @@ impl Ssd {
     }
 
     fn schedule(&mut self, at_ns: u64, event: Event) {
-        self.sequence += 1;
-        self.events.push(Reverse((at_ns, self.sequence, event)));
+        self.events.push(at_ns, event);
     }
 
     fn cmd(&self, slot: u32) -> &Command {
@@ -865,15 +894,11 @@ impl Device for Ssd {
     }
 
     fn next_event_ns(&self) -> Option<u64> {
-        self.events.peek().map(|Reverse((t, _, _))| *t)
+        self.events.next_ns()
     }
 
     fn advance(&mut self, now_ns: u64, completed: &mut Vec<Completion>) {
-        while let Some(&Reverse((t, _, event))) = self.events.peek() {
-            if t > now_ns {
-                break;
-            }
-            self.events.pop();
+        while let Some((t, event)) = self.events.pop_due(now_ns) {
             self.last_event_ns = t;
             self.handle(t, event);
             completed.append(&mut self.done);

@@ -7,9 +7,11 @@
 //! - [`mapping_cache`]: the mapping entries the controller keeps in DRAM (MQSim's CMT).
 //! - [`write_cache`]: a DRAM cache that writes cold data back at once and keeps hot data (MQSim's).
 //! - [`slab_lru`]: the least-recently-used map both caches keep their entries in.
+//! - [`event_queue`]: the drive's pending events, packed one integer each.
 //! - [`drive`]: the timed device the engines drive.
 
 pub mod drive;
+pub mod event_queue;
 pub mod ftl;
 pub mod mapping_cache;
 pub mod mqsim_file;
