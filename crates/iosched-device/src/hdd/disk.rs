@@ -34,6 +34,8 @@
 //!   that continues the one being destaged joins it (an append) while its segment has room past the data not
 //!   yet on the media and no earlier append still waits. Without fast writes a write completes after the media
 //!   write. A write empties the other segments holding its blocks, except one reading ahead as it came.
+//!   With refinement `reads_before_destage` (on by default; disk/destage.rs), a read that needs the media pauses
+//!   the destage once the write being written is on the media, and a read the buffer holds does not wait.
 //! - A write's data comes over the bus after its command overhead (and, on a drive with DiskSim's "extra write
 //!   disconnect", after a disconnect and a reselection when the refinement `extra_write_disconnect` marks the
 //!   write). Each sector is written only if its block is in the buffer as the sector comes under the head, else
@@ -182,6 +184,14 @@ pub struct Hdd {
     destage: Vec<Run>,
     /// Until when the last write that joined a destage waits for its own media access (DiskSim).
     append_pending_until_ns: f64,
+    /// Where the actuator was when a paused destage resumed, while no write has come since
+    /// (refinement reads_before_destage).
+    resumed_from: Option<Arm>,
+    /// The writes whose blocks the destage under way writes, [start, end), in order (refinement
+    /// reads_before_destage pauses a destage between two of them).
+    destage_writes: Vec<(u64, u64)>,
+    /// A destage a read paused, waiting for the actuator to have nothing else to do.
+    paused: Option<destage::Paused>,
     /// Scratch for the runs of one media access.
     runs: Vec<Run>,
     /// A cleared run buffer kept for the next read-ahead, so that steady state does not allocate.
@@ -211,6 +221,9 @@ impl Hdd {
             current: None,
             destage: Vec::new(),
             append_pending_until_ns: 0.0,
+            resumed_from: None,
+            destage_writes: Vec::new(),
+            paused: None,
             runs: Vec::new(),
             spare_runs: Vec::new(),
             stats: HddStats::default(),
@@ -497,6 +510,7 @@ impl Hdd {
         let blocks = req.len_bytes.div_ceil(SECTOR_BYTES).max(1);
         let o = self.p.overheads;
         let after_read = self.last_was_read;
+        self.settle_paused_destage(t_ns, req.op);
         let done = match req.op {
             Op::Read => self.serve_read(t_ns, lbn, blocks, after_read, &o),
             Op::Write => self.serve_write(t_ns, lbn, blocks, after_read, &o),
@@ -585,7 +599,8 @@ impl Hdd {
             self.last_service = "hit";
             let hit_overhead = self.read_hit_overhead(lbn, o);
             self.stream_continues_at = None;
-            let start = if self.arm_free_ns > t_ns {
+            // With reads_before_destage a hit is served from the buffer while the destage goes on.
+            let start = if self.arm_free_ns > t_ns && !self.p.refinements.reads_before_destage {
                 // As DiskSim (disk_read_arrive): while the actuator does work that cannot be stopped (a destage),
                 // even a hit disconnects after the read-miss overhead, and reconnects to send its data once that
                 // work is done.
@@ -617,6 +632,8 @@ impl Hdd {
         let partial = self
             .find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && lbn < e)
             .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
+        // With reads_before_destage, the destage under way stops for this read and resumes after it.
+        let paused = self.pause_destage(t_ns);
         // As DiskSim: while the actuator destages, the drive disconnects after the read-miss overhead even for a
         // partial hit, and sends the blocks it holds once it has the actuator.
         let waits_for_destage = self.arm_free_ns > t_ns;
@@ -724,6 +741,9 @@ impl Hdd {
         }
         runs.clear();
         self.runs = runs;
+        if paused.is_some() {
+            self.paused = paused;
+        }
         bus_end + o.read_complete_ns
     }
 
@@ -1025,6 +1045,7 @@ impl Device for Hdd {
     }
 }
 
+mod destage;
 mod write;
 
 #[cfg(test)]

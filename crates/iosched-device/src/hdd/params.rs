@@ -147,6 +147,15 @@ pub struct Refinements {
     /// them; the measured Atlas 10K re-reads such blocks in about 0.6 ms, so they were kept (its real trace:
     /// 0.092 ms with the refinement, 0.256 without; DiskSim's own figure 0.268).
     pub free_blocks_before_request: bool,
+    /// `reads_before_destage`: a read that needs the media while the drive destages fast-written data takes the
+    /// actuator once the sector under the head is written (or a seek under way ends); the rest of the destage
+    /// waits in the buffer and resumes after the read's own blocks, with no read-ahead after that read. A read
+    /// the buffer holds is served at once, the destage going on. Drives with a write-back cache serve reads
+    /// before destaging (the write cache exists to take writes off the read path); DiskSim's controller
+    /// finishes the whole destage, appended writes included, before any other command, so a read behind a
+    /// sequential writer waits for up to a segment of writes. Approximation: a destage still positioning for
+    /// its first track gives way at once, its arm taken to be on that track.
+    pub reads_before_destage: bool,
 }
 
 impl Refinements {
@@ -159,6 +168,7 @@ impl Refinements {
         join_at_read_ahead_frontier: false,
         overlap_stop_with_overhead: false,
         free_blocks_before_request: false,
+        reads_before_destage: false,
     };
     /// The refinements the measured drives support (the default): a refinement is on only where, on the real
     /// traces, the requests it changes come closer to the drive's times. `extra_write_disconnect` and
@@ -173,6 +183,7 @@ impl Refinements {
         join_at_read_ahead_frontier: true,
         overlap_stop_with_overhead: true,
         free_blocks_before_request: true,
+        reads_before_destage: true,
     };
     /// The keys, with what each models.
     pub const KEYS: &'static [(&'static str, &'static str)] = &[
@@ -200,6 +211,11 @@ impl Refinements {
             "free_blocks_before_request",
             "read any free blocks keeps the sectors passing before a read's first one (DiskSim keeps none)",
         ),
+        (
+            "reads_before_destage",
+            "a read that needs the media pauses the destage of fast-written data; a hit does not wait for it \
+             (DiskSim: the whole destage first)",
+        ),
     ];
 
     /// Turn the refinement `key` on or off; false if there is no such key.
@@ -222,6 +238,7 @@ impl Refinements {
             "join_at_read_ahead_frontier" => Some(&mut self.join_at_read_ahead_frontier),
             "overlap_stop_with_overhead" => Some(&mut self.overlap_stop_with_overhead),
             "free_blocks_before_request" => Some(&mut self.free_blocks_before_request),
+            "reads_before_destage" => Some(&mut self.reads_before_destage),
             _ => None,
         }
     }

@@ -445,3 +445,49 @@ fn a_write_larger_than_a_segment_sends_the_rest_at_the_write_water_mark() {
     let earlier = (at_least_one - half) / sector_ns;
     assert!((earlier - 31.0).abs() < 0.01, "{earlier} sectors earlier");
 }
+
+#[test]
+fn with_reads_before_destage_a_read_waits_for_the_write_being_written_not_the_whole_stream() {
+    // Eight sequential 128 KiB writes, each appended to the destage under way, then a read miss far away.
+    // DiskSim's rule: the read waits until every appended write is on the media. The refinement: once the
+    // write being written is, the rest staying in the buffer; a later write resumes the destage, and a flush
+    // waits for all of it.
+    let read_far = |reads_first: bool| {
+        let mut p = preset::load("sata7200").unwrap();
+        p.refinements.reads_before_destage = reads_first;
+        let mut d = Hdd::new(p);
+        let mut t = 0.0;
+        for k in 0..8 {
+            t = write(&mut d, t, 1_000_000 + k * 256, 256);
+        }
+        let destage_end_ns = d.arm_free_ns;
+        let read_done = d.serve(t, &Request::new(1, Op::Read, 300_000_000 * SECTOR_BYTES, 8 * SECTOR_BYTES, 0));
+        let flushed = d.serve(read_done, &Request::new(2, Op::Flush, 0, 0, 0));
+        (t, destage_end_ns, read_done, flushed)
+    };
+    let (t, destage_end_ns, disksim_read, _) = read_far(false);
+    assert!(destage_end_ns > t + 5e6, "the writes' destage should outlast them by several writes");
+    assert!(disksim_read > destage_end_ns, "DiskSim's rule: the read after the whole destage");
+    let (_, _, read, flush) = read_far(true);
+    // It waits for one 128 KiB write on the media at most (under 2 ms at this drive's media rate), not for the
+    // 7.5 ms of destage left.
+    assert!(read < disksim_read - 5e6, "read done {read}, with DiskSim's rule {disksim_read}");
+    // Nothing is lost: the flush waits for every block, which now goes to the media after the read.
+    assert!(flush > read + 5e6, "flush {flush}, read {read}");
+}
+
+#[test]
+fn with_reads_before_destage_a_read_the_buffer_holds_does_not_wait_for_the_destage() {
+    let mut p = preset::load("sata7200").unwrap();
+    p.refinements.reads_before_destage = true;
+    let mut d = Hdd::new(p);
+    let mut t = 0.0;
+    for k in 0..4 {
+        t = write(&mut d, t, 1_000_000 + k * 256, 256);
+    }
+    assert!(d.arm_free_ns > t + 2e6);
+    // The last write's blocks are in the buffer: a hit.
+    let done = d.serve(t, &Request::new(1, Op::Read, (1_000_000 + 3 * 256) * SECTOR_BYTES, 8 * SECTOR_BYTES, 0));
+    assert_eq!(d.last_service, "hit");
+    assert!(done < t + 1e6, "a hit waited {} ms for the destage", (done - t) / 1e6);
+}

@@ -25,6 +25,7 @@ impl Hdd {
         // command at a time never meets.
         let fast = c.enabled && c.fast_write_level >= 1;
         self.destage.retain(|r| r.end_ns() > t_ns);
+        self.resumed_from = None;
         // As DiskSim: the write-hit overhead when the write completes from the buffer, else the write-miss one.
         let overhead = o.per_request_ns
             + o.data_prep_ns
@@ -228,6 +229,11 @@ impl Hdd {
             self.append_pending_until_ns = caught_up_ns;
         }
         self.destage.extend_from_slice(&self.runs);
+        if self.p.refinements.reads_before_destage {
+            self.destage_writes.push((lbn, end));
+            let destage = &self.destage;
+            self.destage_writes.retain(|&(s, e)| destage.iter().any(|r| r.lbn < e && r.lbn + r.blocks > s));
+        }
         self.arm_free_ns = media_end;
         let segment = self.victim(self.write_segments(), data_start);
         let seg = &mut self.segments[segment];
