@@ -117,6 +117,20 @@ fn bfq_startup_reports_start_up_against_idle() {
 }
 
 #[test]
+fn bfq_starts_the_application_no_slower_than_cfq_beside_writers_and_beside_the_random_mix() {
+    // Issue 31: BFQ's point is a low start-up under any background. With the seed's BFQ (at most 4 async
+    // requests of a queue at the device while others are busy, as experiment.toml sets it) and a disk that serves
+    // reads before destaging, bfq is no slower than cfq there (1.83 against 1.87 s, 4.90 against 6.54 s).
+    let v = experiment_json("bfq-startup");
+    for background in ["seq-writers", "random-mix"] {
+        let startup = |p: &str| num(result(&v, p, "background", background), "startup_s");
+        let (bfq, cfq) = (startup("bfq"), startup("cfq"));
+        eprintln!("beside {background}: bfq {bfq:.2} s, cfq {cfq:.2} s");
+        assert!(bfq <= cfq, "beside {background}: bfq {bfq:.2} s, cfq {cfq:.2} s");
+    }
+}
+
+#[test]
 fn dbload_says_whether_the_seed_order_holds() {
     let v = experiment_json("dbload");
     assert_eq!(v["seed_order"], serde_json::json!(["cfq", "as", "deadline"]));

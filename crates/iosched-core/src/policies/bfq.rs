@@ -47,6 +47,9 @@
 //!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
 //!   back_seek_penalty.
 //!
+//! - max_budget_async_rq (BFQ v1-v7, the seed's BFQ; mainline dropped it, default 0 = off): an async queue in
+//!   service dispatches no more while that many of its requests are at the device and other queues are busy.
+//!
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /
 //! duration of turns of non-seeky queues that last at least 20 ms) rather than per dispatch sample; injection's
@@ -100,6 +103,13 @@ const TUNABLES: &[TunableSpec] = &[
         kind: TunableKind::Int { min: 0, max: 1 << 30, unit: "sectors" },
         default: "0",
         description: "largest budget (0: peak rate x timeout_sync, measured)",
+    },
+    TunableSpec {
+        name: "max_budget_async_rq",
+        kind: TunableKind::Int { min: 0, max: 1024, unit: "requests" },
+        default: "0",
+        description:
+            "async requests of a queue at the device at most while others are busy (BFQ v1-v7: 4; 0: no limit)",
     },
     TunableSpec {
         name: "weight.FLOW",
@@ -286,6 +296,8 @@ fn sectors(req: &Request) -> u64 {
 pub struct Bfq {
     slice_idle_ns: u64,
     strict_guarantees: bool,
+    /// BFQ v1-v7's bfq_max_budget_async_rq (0: off, as in mainline).
+    max_async_dispatched: u32,
     order: FlowQueueOrder,
     low_latency: bool,
     timeout_ns: u64,
@@ -336,6 +348,7 @@ impl Bfq {
         Bfq {
             slice_idle_ns: 8 * NS_PER_MS,
             strict_guarantees: false,
+            max_async_dispatched: 0,
             order: FlowQueueOrder::default(),
             low_latency: true,
             timeout_ns: 125 * NS_PER_MS,
@@ -412,6 +425,15 @@ impl Bfq {
     }
 
     /// Should the queue in service, run dry, be waited for? And how long?
+    /// BFQ v1-v7 (the seed's BFQ, bfq_dispatch_requests): an async queue in service dispatches no more while
+    /// max_budget_async_rq of its requests are at the device and other queues are busy, nor past four times
+    /// that when it is alone. It keeps its turn; the next completion lets it go on.
+    fn async_held_back(&self, key: u64) -> bool {
+        let q = &self.queues[&key];
+        let max = self.max_async_dispatched;
+        !q.sync && max > 0 && q.dispatched >= max && (self.busy_queues() > 1 || q.dispatched >= 4 * max)
+    }
+
     fn idle_time(&self, q: &Queue) -> Option<u64> {
         if !q.sync || self.slice_idle_ns == 0 {
             return None;
@@ -892,6 +914,9 @@ impl Policy for Bfq {
                 continue;
             }
             if has_requests {
+                if self.async_held_back(key) {
+                    return Dispatch::Nothing;
+                }
                 let k = self.next_request_key(key, now_ns).expect("has requests");
                 let q = &self.queues[&key];
                 let size = sectors(q.requests.get(&k));
@@ -1019,6 +1044,7 @@ impl Policy for Bfq {
             "low_latency" => u8::from(self.low_latency).to_string(),
             "timeout_sync" => (self.timeout_ns / NS_PER_MS).to_string(),
             "max_budget" => self.max_budget_setting.to_string(),
+            "max_budget_async_rq" => self.max_async_dispatched.to_string(),
             _ => unreachable!("every tunable is listed"),
         })
     }
@@ -1052,6 +1078,7 @@ impl Policy for Bfq {
             "low_latency" => self.low_latency = spec.parse_bool(value)?,
             "timeout_sync" => self.timeout_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
             "max_budget" => self.max_budget_setting = spec.parse_int(value)? as u64,
+            "max_budget_async_rq" => self.max_async_dispatched = spec.parse_int(value)? as u32,
             _ => unreachable!("every tunable is listed"),
         }
         Ok(())
@@ -1094,6 +1121,39 @@ mod tests {
         let mut r = Request::new(id, Op::Read, offset_bytes, len_bytes, flow);
         r.queued_ns = now_ns;
         r
+    }
+
+    #[test]
+    fn max_budget_async_rq_holds_an_async_queue_to_that_many_at_the_device_while_others_are_busy() {
+        // Two flows of buffered writes (async), twenty each: the queue in service dispatches back to back
+        // until the limit, BFQ v1-v7's rule; with the mainline default (0) nothing holds it back.
+        let dispatched_in_a_row = |limit: &str| {
+            let mut p = Bfq::new();
+            p.set_tunable("max_budget_async_rq", limit).unwrap();
+            for flow in 0..2u32 {
+                for i in 0..20u64 {
+                    let mut w = Request::new(
+                        u64::from(flow) * 100 + i,
+                        Op::Write,
+                        (u64::from(flow) << 30) + i * 4096,
+                        4096,
+                        flow,
+                    );
+                    w.sync = false;
+                    p.enqueue(0, w);
+                }
+            }
+            let mut n = 0;
+            while let Dispatch::Request(_) = p.dispatch(0, &DispatchContext { in_flight: n, ..CTX }) {
+                n += 1;
+                if n > 40 {
+                    break;
+                }
+            }
+            n
+        };
+        assert_eq!(dispatched_in_a_row("4"), 4);
+        assert!(dispatched_in_a_row("0") > 4);
     }
 
     fn stat(p: &Bfq, name: &str) -> u64 {
