@@ -96,13 +96,17 @@ pub fn to_json(exp: &Experiment, outcome: &ExperimentOutcome) -> Value {
                     }
                 }
             }
-            (Metrics::BfqStartup { startup_s, aggregate_mb_per_s }, Measure::BfqStartup { idle_case, .. }) => {
+            (
+                Metrics::BfqStartup { startup_s, aggregate_mb_per_s, iteration_mb_per_s },
+                Measure::BfqStartup { idle_case, .. },
+            ) => {
                 if &r.case == idle_case {
                     continue;
                 }
                 o.insert("background".into(), json!(r.case));
                 o.insert("startup_s".into(), round(*startup_s, 3));
                 o.insert("aggregate_mb_per_s".into(), round(*aggregate_mb_per_s, 2));
+                o.insert("iteration_mb_per_s".into(), round(*iteration_mb_per_s, 2));
             }
             (Metrics::BfqStartup { .. }, _) => unreachable!("bfq-startup metrics come from a bfq-startup measure"),
         }
@@ -239,14 +243,19 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 if let Some(s) = &case.entry.seed_says {
                     wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
-                let mut rows = vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s"])];
+                let mut rows =
+                    vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s", "with 1 s pause MB/s"])];
                 for r in runs_of(outcome, &case.entry.name) {
-                    let Metrics::BfqStartup { startup_s, aggregate_mb_per_s } = r.measures.metrics else { continue };
+                    let Metrics::BfqStartup { startup_s, aggregate_mb_per_s, iteration_mb_per_s } = r.measures.metrics
+                    else {
+                        continue;
+                    };
                     rows.push(vec![
                         r.policy.clone(),
                         f2(startup_s),
                         idle.map_or("-".into(), |i| format!("{:.1}x", startup_s / i.max(1e-9))),
                         f1(aggregate_mb_per_s),
+                        f1(iteration_mb_per_s),
                     ]);
                 }
                 indent(&mut out, &columns(&rows));

@@ -134,7 +134,10 @@ fn idle_limit_ns(policy: &dyn Policy, rotational: bool) -> u64 {
         "as" => number("antic_expire") * MS,
         // cfq idles only on rotational devices (as Linux's, which sets slice_idle to 0 on the others).
         "cfq" if !rotational => 0,
-        "cfq" | "bfq" => number("slice_idle") * MS,
+        "cfq" => number("slice_idle") * MS,
+        // bfq waits at least 20 ms for a weight-raised queue (bfq_arm_slice_timer), which low_latency allows.
+        "bfq" if number("low_latency") == 1 => number("slice_idle").max(20) * MS,
+        "bfq" => number("slice_idle") * MS,
         "rr" => number("wait_ms") * MS,
         // A limiter holds a class until its budget refills: at most one tick, or the time its current lets one
         // request through (an IOPS limit: one request; a bandwidth limit: the adversary's largest, 128 KiB);

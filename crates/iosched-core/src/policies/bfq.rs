@@ -24,8 +24,9 @@
 //!   device, or any queue on a rotational device without command queueing) or is needed for service
 //!   guarantees (weights differ among active queues, those busy or with requests in flight; or a weight-raised
 //!   queue competes with unraised ones or with 4 more requests in flight than its own);
-//!   slice_idle (8 ms), or 2 ms for a seeky queue when the scenario is symmetric. strict_guarantees=1 idles for
-//!   every sync queue, always the full slice_idle, and turns injection off.
+//!   slice_idle (8 ms), or 2 ms for a seeky queue when the scenario is symmetric, and at least 20 ms for a
+//!   weight-raised queue (bfq_arm_slice_timer). strict_guarantees=1 idles for every sync queue, never shorter
+//!   than slice_idle, and turns injection off.
 //! - low_latency: a queue that becomes busy for the first time or after 2 s idle is interactive: weight x30
 //!   for wr_duration (7 s on a device of 140,000 sectors/s, scaled inversely with the measured peak rate,
 //!   clamped to 3-25 s; ended early after 120,000 sectors). A sync queue that becomes busy again no sooner
@@ -125,6 +126,8 @@ const DEFAULT_MAX_BUDGET_SECTORS: u64 = 16 * 1024;
 const BUDGETS_BEFORE_AUTO: u64 = 194;
 const ASYNC_CHARGE_FACTOR: u64 = 3;
 const SEEKY_IDLE_NS: u64 = 2 * NS_PER_MS;
+/// The shortest wait for a weight-raised queue (bfq_arm_slice_timer).
+const WR_MIN_IDLE_SLICE_NS: u64 = 20 * NS_PER_MS;
 const SEEK_THRESHOLD_SECTORS: u64 = 800;
 const IDLE_CLASS_TIMEOUT_NS: u64 = 200 * NS_PER_MS;
 const WR_COEFF_INTERACTIVE: u64 = 30;
@@ -424,7 +427,6 @@ impl Bfq {
         self.busy_per_class.iter().sum()
     }
 
-    /// Should the queue in service, run dry, be waited for? And how long?
     /// BFQ v1-v7 (the seed's BFQ, bfq_dispatch_requests): an async queue in service dispatches no more while
     /// max_budget_async_rq of its requests are at the device and other queues are busy, nor past four times
     /// that when it is alone. It keeps its turn; the next completion lets it go on.
@@ -434,12 +436,15 @@ impl Bfq {
         !q.sync && max > 0 && q.dispatched >= max && (self.busy_queues() > 1 || q.dispatched >= 4 * max)
     }
 
+    /// Should the queue in service, run dry, be waited for? And how long?
     fn idle_time(&self, q: &Queue) -> Option<u64> {
         if !q.sync || self.slice_idle_ns == 0 {
             return None;
         }
+        // bfq_arm_slice_timer: a raised queue is waited for at least 20 ms.
+        let raised_idle_ns = self.slice_idle_ns.max(WR_MIN_IDLE_SLICE_NS);
         if self.strict_guarantees {
-            return Some(self.slice_idle_ns);
+            return Some(if q.wr_coeff > 1 { raised_idle_ns } else { self.slice_idle_ns });
         }
         let rot_without_queueing = self.rotational && self.device_depth <= 1;
         let boosts_throughput = rot_without_queueing || (self.rotational && !q.seeky());
@@ -451,6 +456,8 @@ impl Bfq {
         }
         if q.seeky() && q.wr_coeff == 1 && !asymmetric {
             Some(self.slice_idle_ns.min(SEEKY_IDLE_NS))
+        } else if q.wr_coeff > 1 {
+            Some(raised_idle_ns)
         } else {
             Some(self.slice_idle_ns)
         }
@@ -1256,6 +1263,19 @@ mod tests {
         }
         let next = p.dispatch(1, &CTX);
         (p, next)
+    }
+
+    #[test]
+    fn a_weight_raised_queue_is_waited_for_at_least_20_ms() {
+        // bfq_arm_slice_timer: max(slice_idle, 20 ms) for a raised queue. Flows 1 and 2 are new, so raised with
+        // low_latency (the default); without it, slice_idle. strict_guarantees keeps injection out of the way.
+        let strict = ("strict_guarantees", "1");
+        let (_, raised) = after_flow_1_runs_dry(&[strict], false);
+        assert_eq!(raised, Dispatch::WaitUntil(1 + 20 * NS_PER_MS));
+        let (_, raised) = after_flow_1_runs_dry(&[strict, ("slice_idle", "30")], false);
+        assert_eq!(raised, Dispatch::WaitUntil(1 + 30 * NS_PER_MS), "a longer slice_idle stands");
+        let (_, unraised) = after_flow_1_runs_dry(&[strict, ("low_latency", "0")], false);
+        assert_eq!(unraised, Dispatch::WaitUntil(1 + 8 * NS_PER_MS));
     }
 
     #[test]

@@ -50,7 +50,9 @@ pub fn metric_names(measure: &Measure) -> &'static [(&'static str, &'static str)
             ("read_mean_rise", "x"),
             ("write_mb_per_s", "MB/s"),
         ],
-        Measure::BfqStartup { .. } => &[("startup_s", "s"), ("aggregate_mb_per_s", "MB/s")],
+        Measure::BfqStartup { .. } => {
+            &[("startup_s", "s"), ("aggregate_mb_per_s", "MB/s"), ("iteration_mb_per_s", "MB/s")]
+        }
         Measure::Dbload { .. } => &[("load_s", "s")],
     }
 }
@@ -91,6 +93,7 @@ impl Metrics {
             },
             (Metrics::BfqStartup { startup_s, .. }, "startup_s") => Some(*startup_s),
             (Metrics::BfqStartup { aggregate_mb_per_s, .. }, "aggregate_mb_per_s") => Some(*aggregate_mb_per_s),
+            (Metrics::BfqStartup { iteration_mb_per_s, .. }, "iteration_mb_per_s") => Some(*iteration_mb_per_s),
             (Metrics::Dbload { load_s }, "load_s") => Some(*load_s),
             _ => None,
         }

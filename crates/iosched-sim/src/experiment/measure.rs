@@ -8,6 +8,9 @@ use iosched_core::stats::LatencyRecorder;
 use iosched_core::units::NS_PER_S;
 use serde::Serialize;
 
+/// The pause after each start-up in the seed's test script (comm_startup_lat.sh: the command, then `sleep 1`).
+pub const S_SUITE_PAUSE_NS: u64 = NS_PER_S;
+
 /// The figures of one run, by kind. Values that a case does not have (no stream job in "cvs" alone) are None.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -28,7 +31,12 @@ pub enum Metrics {
     },
     BfqStartup {
         startup_s: f64,
+        /// Everything the disk moved while the application started, per second.
         aggregate_mb_per_s: f64,
+        /// The same over the start-up and the pause after it, as the seed measured it: its test script
+        /// (comm_startup_lat.sh of Valente's S suite) starts the command, waits for it, sleeps
+        /// [`S_SUITE_PAUSE_NS`], and starts it again, while iostat samples the disk over the whole run.
+        iteration_mb_per_s: f64,
     },
     Dbload {
         load_s: f64,
@@ -139,9 +147,19 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
                 .filter(|e| e.req.completed_ns > start_ns && e.req.completed_ns <= end_ns && e.req.op != Op::Flush)
                 .map(|e| e.req.len_bytes)
                 .sum();
+            let iteration_end_ns = (end_ns + S_SUITE_PAUSE_NS).min(out.result.elapsed_ns.max(end_ns));
+            let moved_in_iteration: u64 = out
+                .log
+                .iter()
+                .filter(|e| e.req.completed_ns > start_ns && e.req.completed_ns <= iteration_end_ns)
+                .filter(|e| e.req.op != Op::Flush)
+                .map(|e| e.req.len_bytes)
+                .sum();
+            let per_s = |bytes: u64, ns: u64| bytes as f64 / MB / (ns.max(1) as f64 / NS_PER_S as f64);
             Metrics::BfqStartup {
                 startup_s: app_job.runtime_ns as f64 / NS_PER_S as f64,
-                aggregate_mb_per_s: moved as f64 / MB / (end_ns.saturating_sub(start_ns).max(1) as f64 / 1e9),
+                aggregate_mb_per_s: per_s(moved, end_ns.saturating_sub(start_ns)),
+                iteration_mb_per_s: per_s(moved_in_iteration, iteration_end_ns.saturating_sub(start_ns)),
             }
         }
         Measure::Dbload { .. } => Metrics::Dbload { load_s: out.result.elapsed_ns as f64 / NS_PER_S as f64 },
