@@ -100,6 +100,22 @@ fn netflix_fill_shows_the_write_limit_taming_read_latency() {
 }
 
 #[test]
+fn netflix_bulk_fill_spikes_noops_reads_and_a_write_queue_of_one_keeps_them_low() {
+    // Issue 31: the seed's fill was an update's, as fast as the drive took it. Against the reads' p99 before the
+    // fill, noop's rises at least 70x (84.9x at the seed: garbage collection sets the write rate) and the write
+    // limit of one keeps it under 5x (3.2x).
+    let v = experiment_json("netflix-fill");
+    let rise = |policy: &str| {
+        let r = result(&v, policy, "case", "bulk-fill");
+        num(r, "read_p99_ms_during") / num(r, "read_p99_ms_before")
+    };
+    let (noop, qd1) = (rise("noop"), rise("cam-write-qd1"));
+    eprintln!("bulk fill, read p99 rise: noop {noop:.1}x, cam-write-qd1 {qd1:.1}x");
+    assert!(noop >= 70.0, "noop p99 rise {noop:.1}x");
+    assert!(qd1 < 5.0, "cam-write-qd1 p99 rise {qd1:.1}x");
+}
+
+#[test]
 fn bfq_startup_reports_start_up_against_idle() {
     let v = experiment_json("bfq-startup");
     let idle = num(&v, "idle_startup_s");

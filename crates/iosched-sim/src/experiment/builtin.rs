@@ -20,7 +20,7 @@ pub const BUILT_IN: &[BuiltIn] = &[
     },
     BuiltIn {
         name: "netflix-fill",
-        files: files!("netflix-fill": "experiment.toml", "reads.fio", "fill.fio", "expire.fio"),
+        files: files!("netflix-fill": "experiment.toml", "reads.fio", "fill.fio", "bulk-fill.fio", "expire.fio"),
     },
     BuiltIn {
         name: "bfq-startup",
