@@ -59,6 +59,11 @@ pub trait Device: Send {
         None
     }
 
+    /// A volume of several disks: how it is laid out, so that the engine can give each member its own policy.
+    fn members(&self) -> Option<crate::volume::Members> {
+        None
+    }
+
     /// Whether this is real I/O on the real clock (the live engine): its completions come when they come, not at
     /// times it can tell in advance, so the engine waits on it instead of jumping to [`Device::next_event_ns`].
     fn is_live(&self) -> bool {

@@ -3,6 +3,7 @@
 //! - [`device`]: the [`Device`] interface the engines drive.
 //! - [`simple`]: a fixed-latency, fixed-bandwidth device for tests and analytic checks.
 //! - [`spec`]: device specs as users write them (`simple,latency_us=100`), parsed into models.
+//! - [`volume`]: several disks concatenated into one volume (LVM linear), each with its own queue.
 
 pub mod device;
 pub mod disksim;
@@ -10,6 +11,7 @@ pub mod hdd;
 pub mod simple;
 pub mod spec;
 pub mod ssd;
+pub mod volume;
 
 pub use device::{Completion, Device};
 pub use spec::{load_spec, parse_spec, SpecError};

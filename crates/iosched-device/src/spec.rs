@@ -34,12 +34,15 @@ pub const SIMPLE_KEYS: &[(&str, &str)] = &[
 /// Build the device a spec names, with any warnings met reading its files.
 pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+    if let Some(rest) = spec.strip_prefix("volume:") {
+        return load_volume(spec, rest);
+    }
     let (head, pairs) = split_keys(spec).map_err(err)?;
     let (kind, preset) = match head.split_once(':') {
         Some((k, p)) => (k, Some(p)),
         None => (head, None),
     };
-    let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET, mqsim:FILE.xml";
+    let available = "available: simple, hdd:PRESET, disksim:FILE.parv, ssd:PRESET, mqsim:FILE.xml, volume:N:SPEC";
     match (kind, preset) {
         ("simple", None) => Ok((Box::new(SimpleDevice::new(simple_params(&pairs).map_err(err)?)), Vec::new())),
         ("simple", Some(p)) => Err(err(format!("simple has no presets (found ':{p}'); set keys instead"))),
@@ -127,6 +130,31 @@ pub fn split_keys(spec: &str) -> Result<(&str, Settings<'_>), String> {
         pairs.push((key.trim(), value.trim()));
     }
     Ok((head, pairs))
+}
+
+/// `volume:N:MEMBER_SPEC`: N members of one spec, concatenated.
+fn load_volume(spec: &str, rest: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
+    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+    let (count, member) =
+        rest.split_once(':').ok_or_else(|| err("expected volume:N:SPEC, for example volume:3:hdd:sata7200".into()))?;
+    let count: u32 = count
+        .parse()
+        .ok()
+        .filter(|n| (1..=64).contains(n))
+        .ok_or_else(|| err(format!("volume: '{count}' members; expected a number from 1 to 64")))?;
+    if member.starts_with("volume:") {
+        return Err(err("a volume's members cannot be volumes".into()));
+    }
+    let mut members = Vec::new();
+    let mut warnings = Vec::new();
+    for _ in 0..count {
+        let (device, w) = load_spec(member)?;
+        if warnings.is_empty() {
+            warnings = w;
+        }
+        members.push(device);
+    }
+    Ok((Box::new(crate::volume::Volume::new(members).map_err(err)?), warnings))
 }
 
 /// Build the device a spec names, dropping warnings (tests and callers that print none).

@@ -73,6 +73,18 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error("policy {policy} stalled: {queued} requests held, nothing in flight and no timer set (a policy bug)")]
     Stalled { policy: String, queued: usize },
+    #[error("cannot give each member of the volume its own {0}")]
+    PerMember(String),
+}
+
+/// On a volume of several disks, each member gets its own instance of the policy ([`crate::per_member`]).
+fn per_member(policy: Box<dyn Policy>, device: &dyn Device) -> Result<Box<dyn Policy>, SimError> {
+    match device.members() {
+        Some(layout) if layout.count > 1 => crate::per_member::PerMember::new(policy, layout)
+            .map(|p| Box::new(p) as Box<dyn Policy>)
+            .map_err(SimError::PerMember),
+        _ => Ok(policy),
+    }
 }
 
 /// The result of a run.
@@ -330,6 +342,7 @@ impl Engine {
         }
         let depth = device.queue_depth().max(1);
         let rotational = device.rotational();
+        let policy = per_member(policy, device.as_ref())?;
         let mut engine = Engine {
             now_ns: 0,
             policy,
@@ -862,7 +875,11 @@ impl Engine {
     }
 
     /// The hand-over: every request the old policy holds enters the new one in its enqueue order.
-    fn install_policy(&mut self, mut next: Box<dyn Policy>) {
+    fn install_policy(&mut self, next: Box<dyn Policy>) {
+        let mut next = match per_member(next, self.device.as_ref()) {
+            Ok(next) => next,
+            Err(_) => return, // the same policy built the running instances; keep them
+        };
         let held = self.policy.drain();
         std::mem::swap(&mut self.policy, &mut next);
         self.policy_generation += 1;

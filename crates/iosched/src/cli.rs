@@ -119,7 +119,8 @@ pub struct SimArgs {
     pub replay: String,
     /// Device model: simple[,latency_us=N,bandwidth_mb_per_s=N,flush_us=N,queue_depth=N,capacity_gib=N],
     /// hdd:sata7200 (or hdd:FILE.toml), disksim:FILE.parv, ssd:nvme or ssd:netflix (keys such as capacity_gib, op,
-    /// precondition=fresh|steady, trim=queued|nonqueued), mqsim:FILE.xml (MQSim's device file)
+    /// precondition=fresh|steady, trim=queued|nonqueued), mqsim:FILE.xml (MQSim's device file), volume:N:SPEC (N
+    /// disks joined end to end, each with its own instance of the policy)
     #[arg(long, default_value = iosched_device::spec::DEFAULT_SPEC)]
     pub device: String,
     /// Scheduling policy (see 'iosched policies')

@@ -161,13 +161,13 @@ fn dbload_says_whether_the_seed_order_holds() {
     // (the experiment's `seed` set to 1..5 in an exported copy): a change of a model or a policy that moves a
     // figure shows here, and the README table is updated with it.
     for (policy, recorded_s, spread_s) in [
-        ("as", 94.2, 0.4),
-        ("rr", 100.8, 0.9),
-        ("cfq", 111.4, 1.7),
-        ("bfq", 114.6, 8.5),
-        ("deadline", 147.5, 0.9),
-        ("kyber", 214.2, 0.8),
-        ("noop", 219.3, 0.8),
+        ("as", 43.8, 0.4),
+        ("rr", 49.5, 0.7),
+        ("cfq", 56.1, 1.3),
+        ("bfq", 59.6, 5.9),
+        ("deadline", 79.4, 1.1),
+        ("kyber", 119.9, 3.5),
+        ("noop", 120.1, 2.8),
     ] {
         let got = num(result(&v, policy, "case", "import"), "load_s");
         assert!((got - recorded_s).abs() <= 2.0 * spread_s, "dbload {policy}: {got:.1} s against {recorded_s} s");
