@@ -29,6 +29,13 @@ pub enum Command {
     },
     /// Simulate a fio job file or a block trace through a policy on a device model
     Sim(SimArgs),
+    /// How iosched reads each fio job-file option: modelled, accepted without effect (and why), or refused
+    /// (and why); and which I/O engines it takes
+    FioOptions {
+        /// Print JSON: the three lists and the engines
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a fio job file live: real I/O through io_uring to the file or block device it names, through a policy
     Run(RunArgs),
     /// Insert a scheduler in front of a directory: mount a FUSE passthrough over DIR itself, so that every

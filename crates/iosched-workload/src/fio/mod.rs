@@ -6,12 +6,16 @@
 //!
 //! `include FILE` reads another job file in place (a relative path is relative to the including file).
 //!
-//! This reader knows fio's block-I/O options (see [`SUPPORTED`]). An option it does not support is rejected by
+//! This reader knows fio's block-I/O options (see [`catalogue`] and [`SUPPORTED`]). An option it does not support is rejected by
 //! name with file and line, never silently ignored; options that do not change what reaches the device in a
 //! simulation (a description, submission batching) are accepted and listed in
 //! [`ACCEPTED_WITHOUT_EFFECT`] with the reason.
 
+pub mod catalogue;
 pub mod values;
+
+pub use catalogue::{ACCEPTED_WITHOUT_EFFECT, REFUSED, SUPPORTED};
+use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES};
 
 use crate::job::{
     BlockSizes, Distribution, Engine, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode, SizeSpec,
@@ -23,162 +27,6 @@ use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, Ti
 
 /// A problem in a job file, with where it is.
 pub type JobFileError = iosched_core::input::InputError;
-
-/// Options this reader gives their fio meaning.
-pub const SUPPORTED: &[&str] = &[
-    "name",
-    "rw",
-    "readwrite",
-    "rw_sequencer",
-    "rwmixread",
-    "rwmixwrite",
-    "percentage_random",
-    "bs",
-    "blocksize",
-    "bsrange",
-    "blocksize_range",
-    "bssplit",
-    "blockalign",
-    "ba",
-    "size",
-    "offset",
-    "offset_increment",
-    "io_size",
-    "io_limit",
-    "number_ios",
-    "filesize",
-    "nrfiles",
-    "loops",
-    "iodepth",
-    "iodepth_low",
-    "ioengine",
-    "filename",
-    "direct",
-    "buffered",
-    "sync",
-    "fsync",
-    "fdatasync",
-    "end_fsync",
-    "runtime",
-    "timeout",
-    "time_based",
-    "ramp_time",
-    "startdelay",
-    "thinktime",
-    "thinktime_blocks",
-    "thinktime_spin",
-    "rate",
-    "rate_iops",
-    "rate_min",
-    "rate_iops_min",
-    "rate_process",
-    "ratecycle",
-    "numjobs",
-    "stonewall",
-    "wait_for_previous",
-    "new_group",
-    "group_reporting",
-    "prio",
-    "prioclass",
-    "cmdprio_percentage",
-    "cmdprio_class",
-    "cmdprio",
-    "random_distribution",
-    "randseed",
-    "latency_target",
-    "latency_window",
-    "latency_percentile",
-    "write_lat_log",
-    "log_avg_msec",
-];
-
-/// Options accepted because they do not change what reaches the device in simulation, with why.
-pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
-    ("description", "text only"),
-    ("directory", "the simulated device is the target"),
-    ("randrepeat", "simulations always repeat for the same seed"),
-    ("norandommap", "random offsets are drawn with replacement anyway"),
-    ("random_generator", "iosched has its own deterministic generator"),
-    ("invalidate", "no page cache is modelled"),
-    ("thread", "threads and processes issue alike"),
-    ("fadvise_hint", "no page cache is modelled"),
-    ("io_submit_mode", "submission costs nothing in simulation"),
-    ("iodepth_batch", "submission costs nothing in simulation"),
-    ("iodepth_batch_submit", "submission costs nothing in simulation"),
-    ("iodepth_batch_complete", "completions are reaped as they happen"),
-    ("iodepth_batch_complete_min", "completions are reaped as they happen"),
-    ("iodepth_batch_complete_max", "completions are reaped as they happen"),
-    ("log_hist_msec", "only used by write_hist_log, which is not supported"),
-    ("create_on_open", "files are regions of the device"),
-    ("allow_file_create", "files are regions of the device"),
-    ("unlink", "files are regions of the device"),
-    ("overwrite", "files are regions of the device"),
-    ("kb_base", "only the default base of 1024 is read"),
-];
-
-/// Options of I/O engines that are not block I/O.
-const NON_BLOCK_OPTIONS: &[&str] = &[
-    "hostname",
-    "port",
-    "protocol",
-    "listen",
-    "pingpong",
-    "interface",
-    "ttl",
-    "nodelay",
-    "window_size",
-    "mss",
-    "cpuload",
-    "cpuchunks",
-    "exit_on_io_done",
-    "http_host",
-    "http_user",
-    "http_pass",
-    "http_s3_key",
-    "http_s3_keyid",
-    "http_mode",
-    "clustername",
-    "pool",
-    "rbdname",
-    "clientname",
-    "busy_poll",
-    "verb",
-    "bindname",
-];
-
-const SYNC_ENGINES: &[&str] = &["sync", "psync", "vsync", "pvsync", "pvsync2", "mmap"];
-const ASYNC_ENGINES: &[&str] = &["libaio", "io_uring", "posixaio", "windowsaio", "solarisaio"];
-const NON_BLOCK_ENGINES: &[&str] = &[
-    "net",
-    "netsplice",
-    "cpuio",
-    "rdma",
-    "e4defrag",
-    "falloc",
-    "ftruncate",
-    "http",
-    "rados",
-    "rbd",
-    "gfapi",
-    "gfapi_async",
-    "nbd",
-    "exec",
-    "libhdfs",
-    "mtd",
-    "dev-dax",
-    "libpmem",
-    "null",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-    "splice",
-    "sg",
-    "guasi",
-    "external",
-];
 
 /// How deep `include` may nest (a cycle stops here with an error).
 const MAX_INCLUDE_DEPTH: usize = 16;
@@ -602,7 +450,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 v => return Err(expected(format!("linear or poisson, found '{v}'"))),
             }
         }
-        "ratecycle" => {
+        "ratecycle" | "rate_cycle" => {
             let ms = parse_int(need()?, 1, 3_600_000).map_err(expected)?;
             job.ratecycle_ns = ms * 1_000_000;
         }
@@ -645,10 +493,26 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "write_lat_log" => job.write_lat_log = Some(value.unwrap_or(&job.name).to_string()),
         "log_avg_msec" => job.log_avg_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
         k if ACCEPTED_WITHOUT_EFFECT.iter().any(|(name, _)| *name == k) => {}
+        // Verification switched off asks for nothing.
+        "verify" if matches!(value, Some("0") | Some("none")) => {}
+        "do_verify" if matches!(value, Some("0")) => {}
         k if NON_BLOCK_OPTIONS.contains(&k) => {
             return Err(format!("option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"))
         }
-        k => return Err(format!("option '{k}' is not supported")),
+        k => {
+            return Err(match REFUSED.iter().find(|(name, _)| *name == k) {
+                Some((_, why)) => format!("option '{k}' is not supported: {why}"),
+                None => {
+                    let known = SUPPORTED
+                        .iter()
+                        .copied()
+                        .chain(ACCEPTED_WITHOUT_EFFECT.iter().map(|(name, _)| *name))
+                        .chain(REFUSED.iter().map(|(name, _)| *name));
+                    let hint = iosched_core::suggest::did_you_mean(k, known);
+                    format!("option '{k}' is not a fio option iosched knows{hint}")
+                }
+            })
+        }
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 mod control;
 mod experiment;
+mod fio_options;
 mod keys;
 mod mount;
 mod mqsim_workload;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Policies { json } => policies::run(json),
         Command::Sim(args) => sim::run(&args),
+        Command::FioOptions { json } => fio_options::run(json),
         Command::Run(args) => run::run(&args),
         Command::Insert(args) => mount::insert(&args),
         Command::Create(args) => mount::create(&args),
