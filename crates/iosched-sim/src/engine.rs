@@ -32,6 +32,7 @@ use iosched_core::rng::SimRng;
 use iosched_core::snapshot::{FlowSnapshot, FlowsSnapshot};
 use iosched_core::stats::FlowRecorder;
 use iosched_device::{Completion, Device};
+use iosched_workload::job::ExitWhat;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -672,8 +673,12 @@ impl Engine {
             return;
         }
         source.done = true;
+        let exits = job.exits_others();
         let wave = source.wave as usize;
         self.wave_left[wave] -= 1;
+        if let Some(what) = exits {
+            self.exit_others(index, what);
+        }
         if self.wave_left[wave] > 0 || wave as u32 != self.wave {
             return;
         }
@@ -697,6 +702,25 @@ impl Engine {
                 self.schedule(at, EventKind::SourceWake(i));
             }
             break;
+        }
+    }
+
+    /// fio's exitall: job `index` finished, so the jobs running beside it in its stonewall group (exit_what
+    /// group or stonewall) or every job (all) issue nothing more; what they have in flight completes.
+    fn exit_others(&mut self, index: u32, what: ExitWhat) {
+        if what == ExitWhat::All && !self.stopping {
+            self.stopping = true;
+            self.stopped_at_ns = Some(self.now_ns);
+        }
+        let wave = self.sources[index as usize].wave;
+        let others: Vec<u32> = (0..self.sources.len() as u32)
+            .filter(|&i| i != index && !self.sources[i as usize].done && self.sources[i as usize].wave == wave)
+            .collect();
+        for i in others {
+            if let Process::Job(job) = &mut self.sources[i as usize].process {
+                job.end_now();
+                self.after_job_step(i);
+            }
         }
     }
 

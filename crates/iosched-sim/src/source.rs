@@ -23,7 +23,7 @@ use crate::workload::TimedIo;
 use iosched_core::request::{FlowId, IoClass, Op, Request};
 use iosched_core::rng::SimRng;
 use iosched_workload::generator::{IoGenerator, NextIo};
-use iosched_workload::job::{IoLimit, JobSpec, RateProcess};
+use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess};
 
 /// Buffered writes a job may have outstanding before it waits: the block layer's default request-queue size
 /// (nr_requests).
@@ -472,6 +472,16 @@ impl JobProcess {
         }
         let next = self.fill(now_ns, out);
         self.wake_request(next)
+    }
+
+    /// Another job's exitall: issue nothing more; what is in flight completes.
+    pub fn end_now(&mut self) {
+        self.stop(0, String::new());
+    }
+
+    /// Whether this job ends the others when it finishes (exitall), and which.
+    pub fn exits_others(&self) -> Option<ExitWhat> {
+        self.job.exitall.then_some(self.job.exit_what)
     }
 
     fn stop(&mut self, errno: i32, message: String) {

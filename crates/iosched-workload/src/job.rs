@@ -138,6 +138,19 @@ impl Default for LatencyTarget {
     }
 }
 
+/// Which jobs exitall stops (fio's exit_what).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ExitWhat {
+    /// The jobs running in the same stonewall group (fio's default).
+    #[default]
+    Group,
+    /// Every job running now; the next stonewall group still starts (fio's `stonewall`; with one group
+    /// running at a time, the same as `group`).
+    Stonewall,
+    /// Every job, the later stonewall groups too.
+    All,
+}
+
 /// One fio job (before numjobs cloning).
 #[derive(Clone, Debug, PartialEq)]
 pub struct JobSpec {
@@ -216,6 +229,9 @@ pub struct JobSpec {
     pub new_group: bool,
     /// Report the group as one job.
     pub group_reporting: bool,
+    /// exitall: when this job finishes, the others stop (which ones: `exit_what`).
+    pub exitall: bool,
+    pub exit_what: ExitWhat,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
     /// log_avg_msec: average latency log entries over windows of this many ms (0: one entry per I/O).
@@ -288,6 +304,8 @@ impl Default for JobSpec {
             stonewall: false,
             new_group: false,
             group_reporting: false,
+            exitall: false,
+            exit_what: ExitWhat::Group,
             write_lat_log: None,
             log_avg_ms: 0,
             written: Vec::new(),

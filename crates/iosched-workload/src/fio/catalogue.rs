@@ -70,6 +70,8 @@ pub const SUPPORTED: &[&str] = &[
     "latency_percentile",
     "write_lat_log",
     "log_avg_msec",
+    "exitall",
+    "exit_what",
 ];
 
 /// Options accepted because they do not change what reaches the device in simulation, with why.
@@ -229,8 +231,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("flow_id", "flow control between jobs is not modelled yet"),
     ("flow", "flow control between jobs is not modelled yet"),
     ("flow_sleep", "flow control between jobs is not modelled yet"),
-    ("exitall", "ending every job when one ends is not modelled yet"),
-    ("exit_what", "ending every job when one ends is not modelled yet"),
     ("verify_only", "verification is not modelled yet"),
     ("do_verify", "verification is not modelled yet (do_verify=0 is accepted)"),
     ("verify", "verification is not modelled yet (verify=0 or verify=none is accepted)"),

@@ -18,8 +18,8 @@ pub use catalogue::{ACCEPTED_WITHOUT_EFFECT, REFUSED, SUPPORTED};
 use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES};
 
 use crate::job::{
-    BlockSizes, Distribution, Engine, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode, SizeSpec,
-    WrittenOption,
+    BlockSizes, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode,
+    SizeSpec, WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -491,6 +491,15 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             t.percentile = p;
         }
         "write_lat_log" => job.write_lat_log = Some(value.unwrap_or(&job.name).to_string()),
+        "exitall" => job.exitall = flag()?,
+        "exit_what" => {
+            job.exit_what = match need()? {
+                "group" => ExitWhat::Group,
+                "stonewall" => ExitWhat::Stonewall,
+                "all" => ExitWhat::All,
+                other => return Err(expected(format!("group, stonewall or all, found '{other}'"))),
+            }
+        }
         "log_avg_msec" => job.log_avg_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
         k if ACCEPTED_WITHOUT_EFFECT.iter().any(|(name, _)| *name == k) => {}
         // Verification switched off asks for nothing.
