@@ -157,6 +157,7 @@ pub struct IoGenerator {
     rw: RwMode,
     random_percent: u32,
     rw_suffix: u64,
+    rw_back_bytes: u64,
     sequencer_identical: bool,
     rwmix_read_percent: u32,
     block_sizes: [BlockSizes; 3],
@@ -191,6 +192,7 @@ impl IoGenerator {
             rw: job.rw,
             random_percent: job.random_percent,
             rw_suffix: job.rw_suffix,
+            rw_back_bytes: job.rw_back_bytes,
             sequencer_identical: job.sequencer_identical,
             rwmix_read_percent: job.rwmix_read_percent,
             block_sizes: job.block_sizes.clone(),
@@ -295,7 +297,12 @@ impl IoGenerator {
                 *cursor = 0;
             }
             let at = *cursor;
-            *cursor += len_bytes + self.rw_suffix;
+            *cursor = match (at + len_bytes).checked_sub(self.rw_back_bytes) {
+                Some(next) if self.rw_back_bytes == 0 => next + self.rw_suffix,
+                Some(next) => next,
+                // Backwards past the start: on from the end, as fio wraps a negative increment.
+                None => self.file_len_bytes.saturating_sub(self.rw_back_bytes).min(self.file_len_bytes - len_bytes),
+            };
             at
         };
         NextIo { op, offset_bytes: self.region_start_bytes + file as u64 * self.file_len_bytes + relative, len_bytes }
@@ -311,6 +318,15 @@ mod tests {
         let mut rng = SimRng::new(3, 0);
         let g = IoGenerator::new(job, start, len, &mut rng);
         (g, rng)
+    }
+
+    #[test]
+    fn a_negative_increment_reads_backwards_from_the_end_as_fio_does() {
+        // rw=read:-8k with bs=4k (fio's examples/backwards-read.fio): 0, then the end less 8k, then 4k back each.
+        let job = JobSpec { rw_back_bytes: 8192, ..JobSpec::default() };
+        let (mut g, mut rng) = generator(&job, 0, 64 * 4096);
+        let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes / 4096).collect();
+        assert_eq!(offs, vec![0, 62, 61, 60]);
     }
 
     #[test]

@@ -162,6 +162,9 @@ pub struct JobSpec {
     /// The `:N` suffix of rw: for sequential I/O, bytes skipped after each I/O (N is a size); for random I/O,
     /// how many I/Os share each new offset (rw_sequencer=sequential: consecutive blocks; identical: the same).
     pub rw_suffix: u64,
+    /// A negative `:N` of sequential I/O (`rw=read:-8k`): after each I/O the offset moves back N from its end, so
+    /// the job walks backwards, wrapping to the end of its region as fio does.
+    pub rw_back_bytes: u64,
     pub sequencer_identical: bool,
     pub rwmix_read_percent: u32,
     /// Block sizes per direction: read, write, trim.
@@ -260,6 +263,7 @@ impl Default for JobSpec {
             rw: RwMode::Read,
             random_percent: 0,
             rw_suffix: 0,
+            rw_back_bytes: 0,
             sequencer_identical: false,
             rwmix_read_percent: 50,
             block_sizes: [BlockSizes::Fixed(4096), BlockSizes::Fixed(4096), BlockSizes::Fixed(4096)],

@@ -305,10 +305,13 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.rw = rw;
             job.random_percent = if random { 100 } else { 0 };
             // fio: for sequential I/O the suffix is a size to skip; for random I/O a count of I/Os per offset.
-            job.rw_suffix = match suffix {
-                None => 0,
-                Some(n) if random => parse_int(n, 1, u32::MAX as u64).map_err(expected)?,
-                Some(n) => parse_size(n).map_err(expected)?,
+            (job.rw_suffix, job.rw_back_bytes) = match suffix {
+                None => (0, 0),
+                Some(n) if random => (parse_int(n, 1, u32::MAX as u64).map_err(expected)?, 0),
+                Some(n) => match n.strip_prefix('-') {
+                    Some(back) => (0, parse_size(back).map_err(expected)?),
+                    None => (parse_size(n).map_err(expected)?, 0),
+                },
             };
         }
         "rw_sequencer" => {
