@@ -237,6 +237,11 @@ pub struct JobSpec {
     pub exit_what: ExitWhat,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
+    /// write_bw_log / write_iops_log: the prefixes of the bandwidth and IOPS log files.
+    pub write_bw_log: Option<String>,
+    pub write_iops_log: Option<String>,
+    /// log_offset: the logs carry each I/O's offset (a column between block size and priority).
+    pub log_offset: bool,
     /// log_avg_msec: average latency log entries over windows of this many ms (0: one entry per I/O).
     pub log_avg_ms: u64,
     /// Every option as written, in order: for error messages after parsing (where it was set) and for fio's
@@ -311,6 +316,9 @@ impl Default for JobSpec {
             exitall: false,
             exit_what: ExitWhat::Group,
             write_lat_log: None,
+            write_bw_log: None,
+            write_iops_log: None,
+            log_offset: false,
             log_avg_ms: 0,
             written: Vec::new(),
         }

@@ -773,12 +773,13 @@ fn write_lat_log_writes_fio_latency_logs() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    // One row per I/O: time_ms, latency_ns, ddir, bs, offset, prio; 108,192 ns each on the default device.
+    // One row per I/O: time_ms, latency_ns, ddir, bs, prio (fio 3.33's columns without log_offset); 108,192 ns
+    // each on the default device.
     let one = std::fs::read_to_string(dir.join("one_clat.1.log")).unwrap();
     assert_eq!(one.lines().count(), 50);
     let first: Vec<&str> = one.lines().next().unwrap().split(", ").collect();
-    assert_eq!(first.len(), 6);
-    assert_eq!((first[1], first[2], first[3]), ("108192", "0", "4096"));
+    assert_eq!(first.len(), 5);
+    assert_eq!((first[1], first[2], first[3], first[4]), ("108192", "0", "4096", "0"));
     assert!(dir.join("one_lat.1.log").exists() && dir.join("one_slat.1.log").exists());
     // Averaged over 10 ms windows: 500 x 108.192 us = 54 ms, so six windows, each of mean 108192.
     let two = std::fs::read_to_string(dir.join("two_clat.2.log")).unwrap();
@@ -786,6 +787,71 @@ fn write_lat_log_writes_fio_latency_logs() {
     assert_eq!(rows.len(), 6, "{two}");
     assert!(rows.iter().all(|r| r.split(", ").nth(1) == Some("108192")), "{two}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bandwidth_and_iops_logs_have_fios_columns_and_units() {
+    // The same job through fio itself (on a file here) and through iosched: the logs have the same columns,
+    // windows and units. fio 3.33 writes `time, value, ddir, bs, prio`, and an offset before prio with
+    // log_offset=1; per I/O, bandwidth is the I/O's bytes over its latency in KiB/s and IOPS is 1.
+    let dir = iosched_test_data::scratch("cli-bwlog");
+    std::fs::create_dir_all(&dir).unwrap();
+    let job = "[r]\nrw=randread\nbs=4k\nsize=16m\nfilename=f.dat\nWINDOW\nwrite_bw_log=r\nwrite_iops_log=r\nwrite_lat_log=r\n";
+    let fio_available = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !fio_available {
+        iosched_test_data::skip("fio is not installed (apt-get install fio)");
+        return;
+    }
+    for (window, offset) in
+        [("number_ios=64", "log_offset=0"), ("time_based\nruntime=1\nlog_avg_msec=250", "log_offset=1")]
+    {
+        let text = job.replace("WINDOW", &format!("{window}\n{offset}"));
+        let rows = |tool: &str, name: &str| -> Vec<Vec<u64>> {
+            std::fs::read_to_string(dir.join(tool).join(name))
+                .unwrap_or_else(|e| panic!("{tool} {name}: {e}"))
+                .lines()
+                .map(|l| l.split(", ").map(|v| v.parse().unwrap()).collect())
+                .collect()
+        };
+        for tool in ["fio", "iosched"] {
+            let d = dir.join(tool);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("job.fio"), &text).unwrap();
+            let out = match tool {
+                "fio" => Command::new("fio").args(["--output=/dev/null", "job.fio"]).current_dir(&d).output(),
+                _ => Command::new(env!("CARGO_BIN_EXE_iosched")).args(["sim", "job.fio"]).current_dir(&d).output(),
+            }
+            .unwrap();
+            assert!(out.status.success(), "{tool}: {}", stderr(&out));
+        }
+        // psync measures no submission latency: both leave the slat log empty.
+        assert!(rows("fio", "r_slat.1.log").is_empty() && rows("iosched", "r_slat.1.log").is_empty());
+        for log in ["r_bw.1.log", "r_iops.1.log", "r_clat.1.log", "r_lat.1.log"] {
+            let (f, i) = (rows("fio", log), rows("iosched", log));
+            assert!(!f.is_empty() && !i.is_empty(), "{log}");
+            assert_eq!(f[0].len(), i[0].len(), "{log} ({offset}): fio {:?}, iosched {:?}", f[0], i[0]);
+            if window.contains("log_avg_msec") {
+                // Windowed: rows at the windows' ends, block size (and offset) 0.
+                assert!(i.iter().all(|r| r[0] % 250 == 0 && r[3] == 0), "{log}: {i:?}");
+                assert!(f.iter().all(|r| r[3] == 0), "{log}: {f:?}");
+            } else {
+                assert_eq!(i.len(), 64, "{log}: one row per I/O");
+                assert!(i.iter().all(|r| r[3] == 4096 && r[2] == 0), "{log}");
+            }
+        }
+        // Units: per I/O, bandwidth x latency = the I/O's bytes (KiB/s x ns); per window, IOPS x 4 KiB = KiB/s.
+        let (bw, iops, clat) =
+            (rows("iosched", "r_bw.1.log"), rows("iosched", "r_iops.1.log"), rows("iosched", "r_clat.1.log"));
+        for ((b, n), c) in bw.iter().zip(&iops).zip(&clat) {
+            if window.contains("log_avg_msec") {
+                assert!((b[1] as i64 - 4 * n[1] as i64).abs() <= 4, "bw {b:?} iops {n:?}");
+            } else {
+                assert_eq!(n[1], 1);
+                let bytes = b[1] as f64 * 1024.0 * c[1] as f64 / 1e9;
+                assert!((bytes - 4096.0).abs() < 64.0, "bw {b:?} clat {c:?}: {bytes} bytes");
+            }
+        }
+    }
 }
 
 #[test]

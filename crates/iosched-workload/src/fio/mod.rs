@@ -494,6 +494,9 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             t.percentile = p;
         }
         "write_lat_log" => job.write_lat_log = Some(value.unwrap_or(&job.name).to_string()),
+        "write_bw_log" => job.write_bw_log = Some(value.unwrap_or(&job.name).to_string()),
+        "write_iops_log" => job.write_iops_log = Some(value.unwrap_or(&job.name).to_string()),
+        "log_offset" => job.log_offset = flag()?,
         "exitall" => job.exitall = flag()?,
         "exit_what" => {
             job.exit_what = match need()? {

@@ -2,6 +2,7 @@
 
 mod control;
 mod experiment;
+mod fio_logs;
 mod fio_options;
 mod keys;
 mod mount;

@@ -1,10 +1,9 @@
 //! `iosched sim`: fio job files and block traces through one policy on one device model; optionally the run
-//! written back out as a fio iolog, blkparse text, and fio latency logs (write_lat_log).
+//! written back out as a fio iolog, blkparse text, and fio's latency, bandwidth and IOPS logs (fio_logs).
 
-use super::policy_with;
+use super::{fio_logs, policy_with};
 use crate::cli::SimArgs;
 use crate::error::{bad, CliError};
-use iosched_core::request::{IoClass, Op};
 use iosched_device::load_spec;
 use iosched_report::{fio_json, table};
 use iosched_sim::{simulate, LogEntry, PolicySwitch, Replay, SimConfig, SimOutput, Workload};
@@ -54,8 +53,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     }
     check_flows(&workload.flow_names(), &args.policy, &args.set, &args.switch_at)?;
     let capacity_bytes = device.capacity_bytes();
-    let lat_logs = jobs.iter().any(|j| j.write_lat_log.is_some());
-    let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || lat_logs;
+    let fio_logs =
+        jobs.iter().any(|j| j.write_lat_log.is_some() || j.write_bw_log.is_some() || j.write_iops_log.is_some());
+    let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || fio_logs;
     let started = Instant::now();
     let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log })
         .map_err(super::sim_error)?;
@@ -162,83 +162,8 @@ fn write_outputs(args: &SimArgs, workload: &Workload, out: &SimOutput) -> Result
         let requests: Vec<IssuedRequest> = out.log.iter().map(issued).collect();
         write_file(path, &trace::write::blkparse(&requests, 8, 0), "blkparse text")?;
     }
-    // fio's latency logs: NAME_lat.N.log, NAME_clat.N.log, NAME_slat.N.log for the N-th job clone.
-    let mut index_by_source = Vec::new();
-    let mut clone_number = 0;
-    for source in &workload.sources {
-        if let iosched_sim::workload::SourceSpec::Job { spec, .. } = source {
-            clone_number += 1;
-            index_by_source.push(spec.write_lat_log.clone().map(|name| (name, clone_number, spec.log_avg_ms)));
-        } else {
-            index_by_source.push(None);
-        }
-    }
-    for (source, setting) in index_by_source.iter().enumerate() {
-        let Some((name, number, avg_ms)) = setting else { continue };
-        let entries: Vec<&LogEntry> =
-            out.log.iter().filter(|e| e.source as usize == source && e.req.op != Op::Flush).collect();
-        let (clat, slat) = (latency_log(&entries, *avg_ms, false), latency_log(&entries, *avg_ms, true));
-        write_file(Path::new(&format!("{name}_clat.{number}.log")), &clat, "latency log")?;
-        write_file(Path::new(&format!("{name}_lat.{number}.log")), &clat, "latency log")?;
-        write_file(Path::new(&format!("{name}_slat.{number}.log")), &slat, "latency log")?;
+    for (path, text) in fio_logs::logs(workload, &out.log) {
+        write_file(Path::new(&path), &text, "fio log")?;
     }
     Ok(())
-}
-
-/// fio's ioprio value: class in bits 13 and up, level below.
-fn ioprio(class: IoClass, level: u8) -> u32 {
-    let class_number = match class {
-        IoClass::Rt => 1,
-        IoClass::Be => 2,
-        IoClass::Idle => 3,
-    };
-    (class_number << 13) | level as u32
-}
-
-/// Rows `time_ms, latency_ns, ddir, bs, offset, prio` in completion order (time since the run began); with
-/// `avg_ms` > 0, one row per direction per window with the window's mean. A simulated submission takes no time, so slat rows are 0;
-/// clat and lat are the same (see the fio_json mapping).
-fn latency_log(entries: &[&LogEntry], avg_ms: u64, submission: bool) -> String {
-    let mut sorted: Vec<&LogEntry> = entries.to_vec();
-    sorted.sort_by_key(|e| (e.req.completed_ns, e.req.id.0));
-    let mut out = String::new();
-    let value = |e: &LogEntry| if submission { 0 } else { e.req.total_ns() };
-    if avg_ms == 0 {
-        for e in sorted {
-            let r = &e.req;
-            out.push_str(&format!(
-                "{}, {}, {}, {}, {}, {}\n",
-                r.completed_ns / 1_000_000,
-                value(e),
-                r.op.index(),
-                r.len_bytes,
-                r.offset_bytes,
-                ioprio(r.class, r.level)
-            ));
-        }
-        return out;
-    }
-    let window_ns = avg_ms * 1_000_000;
-    let mut window_end = window_ns;
-    let mut sums = [(0u128, 0u64); 3];
-    let flush = |out: &mut String, end: u64, sums: &mut [(u128, u64); 3]| {
-        for (dir, (sum, n)) in sums.iter_mut().enumerate() {
-            if *n > 0 {
-                out.push_str(&format!("{}, {}, {dir}, 0, 0, 0\n", end / 1_000_000, *sum / *n as u128));
-            }
-            *sum = 0;
-            *n = 0;
-        }
-    };
-    for e in sorted {
-        while e.req.completed_ns >= window_end {
-            flush(&mut out, window_end, &mut sums);
-            window_end += window_ns;
-        }
-        let s = &mut sums[e.req.op.index()];
-        s.0 += value(e) as u128;
-        s.1 += 1;
-    }
-    flush(&mut out, window_end, &mut sums);
-    out
 }
