@@ -98,7 +98,57 @@ impl LatencyRecorder {
             mean_ns: self.mean_ns,
             stddev_ns: if self.count > 1 { (self.m2 / (self.count - 1) as f64).sqrt() } else { 0.0 },
             percentiles_ns: FIO_PERCENTILES.iter().map(|p| (*p, self.percentile_ns(*p))).collect(),
+            fio_bins: self.fio_bins(),
         }
+    }
+
+    /// The distribution in fio's latency histogram (`--output-format=json+`'s "bins"): (the bucket's value in
+    /// ns, count) for every non-empty bucket, rising. Each value iosched recorded (to three significant
+    /// digits) is counted in the fio bucket that holds it, so a count can land one bucket off where a value
+    /// sits within 0.1 % of a bucket's edge.
+    pub fn fio_bins(&self) -> Vec<(u64, u64)> {
+        let mut bins: Vec<(u64, u64)> = Vec::new();
+        for v in self.histogram.iter_recorded() {
+            let ns = self.histogram.median_equivalent(v.value_iterated_to());
+            let value = fio_plat::idx_to_val(fio_plat::val_to_idx(ns));
+            match bins.last_mut() {
+                Some((last, count)) if *last == value => *count += v.count_at_value(),
+                _ => bins.push((value, v.count_at_value())),
+            }
+        }
+        bins
+    }
+}
+
+/// fio's latency histogram buckets (its stat.h): values below 2^7 ns exactly; above, 64 buckets between
+/// consecutive powers of two, each reported at its middle; 29 groups in all, the last bucket open-ended.
+pub mod fio_plat {
+    const BITS: u32 = 6;
+    const VAL: u64 = 1 << BITS;
+    const GROUPS: u64 = 29;
+    const NR: u64 = GROUPS * VAL;
+
+    /// The bucket holding `ns`.
+    pub fn val_to_idx(ns: u64) -> u64 {
+        let msb = if ns == 0 { 0 } else { 63 - ns.leading_zeros() };
+        if msb <= BITS {
+            return ns;
+        }
+        let error_bits = msb - BITS;
+        let base = ((error_bits + 1) as u64) << BITS;
+        let offset = (VAL - 1) & (ns >> error_bits);
+        (base + offset).min(NR - 1)
+    }
+
+    /// The value fio reports for bucket `idx`: the middle of its range.
+    pub fn idx_to_val(idx: u64) -> u64 {
+        if idx < (VAL << 1) {
+            return idx;
+        }
+        let error_bits = (idx >> BITS) - 1;
+        let base = 1u64 << (error_bits + BITS as u64);
+        let k = idx % VAL;
+        base + ((k as f64 + 0.5) * (1u64 << error_bits) as f64) as u64
     }
 }
 
@@ -112,6 +162,9 @@ pub struct LatencySummary {
     pub stddev_ns: f64,
     /// (percentile, latency) at [`FIO_PERCENTILES`].
     pub percentiles_ns: Vec<(f64, u64)>,
+    /// fio's histogram (json+ "bins"), see [`LatencyRecorder::fio_bins`]; left out of serialised summaries.
+    #[serde(skip)]
+    pub fio_bins: Vec<(u64, u64)>,
 }
 
 impl LatencySummary {
@@ -202,6 +255,34 @@ impl FlowRecorder {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn fio_buckets_hold_each_value_within_a_hundredth_and_keep_small_values_exact() {
+        use super::fio_plat::{idx_to_val, val_to_idx};
+        assert_eq!((val_to_idx(0), val_to_idx(127), idx_to_val(127)), (0, 127, 127));
+        assert_eq!(idx_to_val(val_to_idx(1000)), 1004);
+        let mut last = 0;
+        for ns in (128..100_000_000u64).step_by(997) {
+            let idx = val_to_idx(ns);
+            assert!(idx >= last, "buckets rise with the value");
+            last = idx;
+            let v = idx_to_val(idx) as f64;
+            assert!((v - ns as f64).abs() <= ns as f64 / 100.0, "{ns} -> bucket {idx} reported as {v}");
+        }
+    }
+
+    #[test]
+    fn fio_bins_count_every_sample() {
+        let mut r = LatencyRecorder::new();
+        for ns in [50u64, 50, 1000, 1003, 250_000, 10_000_000] {
+            r.record(ns);
+        }
+        let bins = r.fio_bins();
+        assert_eq!(bins.iter().map(|(_, n)| n).sum::<u64>(), 6);
+        assert_eq!(bins[0], (50, 2));
+        assert_eq!(bins[1], (1004, 2), "1000 and 1003 share fio's bucket: {bins:?}");
+    }
+
     use super::*;
 
     #[test]

@@ -3,6 +3,8 @@
 //! Mapping: a simulated submission is instantaneous, so `slat_ns` is all zeros; time in the scheduler happens
 //! after submission, as in the kernel, so `clat_ns` and `lat_ns` both run from submission to completion.
 //! Bandwidth and IOPS samples over time (`bw_min`, `iops_samples`, ...) are not logged and are left out.
+//! `--output-format json+` adds each clat_ns's histogram in fio's buckets ("bins"), which fio's
+//! fio_jsonplus_clat2csv reads.
 //! Extra keys, which fio's readers ignore: each job's `iosched` object (flow, queue wait and device service
 //! latencies per direction) and the top-level `iosched` object (policy, device, seed, request counts, the
 //! policy's tunables and statistics, the device's statistics). Nothing depends on the wall clock, so the same
@@ -17,6 +19,11 @@ use serde_json::{json, Map, Value};
 const DIRECTION_KEYS: [&str; 3] = ["read", "write", "trim"];
 
 fn latency(summary: &LatencySummary, with_percentiles: bool) -> Value {
+    latency_with_bins(summary, with_percentiles, false)
+}
+
+/// With `bins` (fio's json+), the histogram too: {"bucket value in ns": count} for every non-empty bucket.
+fn latency_with_bins(summary: &LatencySummary, with_percentiles: bool, bins: bool) -> Value {
     let mut m = Map::new();
     m.insert("min".into(), json!(summary.min_ns));
     m.insert("max".into(), json!(summary.max_ns));
@@ -30,6 +37,10 @@ fn latency(summary: &LatencySummary, with_percentiles: bool) -> Value {
         }
         m.insert("percentile".into(), Value::Object(p));
     }
+    if bins && summary.count > 0 {
+        let b: Map<String, Value> = summary.fio_bins.iter().map(|(ns, n)| (ns.to_string(), json!(n))).collect();
+        m.insert("bins".into(), Value::Object(b));
+    }
     Value::Object(m)
 }
 
@@ -37,7 +48,7 @@ fn zeros(count: u64) -> Value {
     json!({"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": count})
 }
 
-fn direction(job: &JobResult, dir: usize) -> Value {
+fn direction(job: &JobResult, dir: usize, bins: bool) -> Value {
     let d: &DirectionResult = &job.directions[dir];
     let bw_bytes = job.bw_bytes_per_s(dir);
     json!({
@@ -51,12 +62,12 @@ fn direction(job: &JobResult, dir: usize) -> Value {
         "short_ios": 0,
         "drop_ios": 0,
         "slat_ns": zeros(d.ios),
-        "clat_ns": latency(&d.total, true),
+        "clat_ns": latency_with_bins(&d.total, true, bins),
         "lat_ns": latency(&d.total, false),
     })
 }
 
-fn job_value(job: &JobResult) -> Value {
+fn job_value(job: &JobResult, bins: bool) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.group));
@@ -67,7 +78,7 @@ fn job_value(job: &JobResult) -> Value {
     m.insert("job options".into(), pairs(&job.options));
     m.insert("job_runtime".into(), json!(job.runtime_ns / units::NS_PER_MS));
     for (dir, key) in DIRECTION_KEYS.iter().enumerate() {
-        m.insert((*key).into(), direction(job, dir));
+        m.insert((*key).into(), direction(job, dir, bins));
     }
     m.insert("sync".into(), json!({"total_ios": job.flushes.ios, "lat_ns": latency(&job.flushes.total, true)}));
     if !job.error_message.is_empty() {
@@ -111,13 +122,18 @@ fn device_value(run: &RunResult) -> Value {
 
 /// The whole report as a JSON value.
 pub fn to_value(run: &RunResult) -> Value {
+    to_value_with_bins(run, false)
+}
+
+/// fio's `--output-format=json+`: the JSON with each clat_ns's histogram ("bins", fio's buckets).
+pub fn to_value_with_bins(run: &RunResult, bins: bool) -> Value {
     json!({
         "fio version": concat!("iosched-", env!("CARGO_PKG_VERSION")),
         "timestamp": 0,
         "timestamp_ms": 0,
         "time": if run.real_time { "real" } else { "simulated" },
         "global options": pairs(&run.global_options),
-        "jobs": run.jobs.iter().map(job_value).collect::<Vec<_>>(),
+        "jobs": run.jobs.iter().map(|j| job_value(j, bins)).collect::<Vec<_>>(),
         "disk_util": [],
         "iosched": {
             "policy": run.policy,
@@ -135,7 +151,12 @@ pub fn to_value(run: &RunResult) -> Value {
 
 /// The report as pretty-printed JSON text, ending in a newline.
 pub fn to_string(run: &RunResult) -> String {
-    let mut s = serde_json::to_string_pretty(&to_value(run)).expect("a JSON value always serialises");
+    to_string_with_bins(run, false)
+}
+
+/// As [`to_string`], with fio's json+ histograms when `bins`.
+pub fn to_string_with_bins(run: &RunResult, bins: bool) -> String {
+    let mut s = serde_json::to_string_pretty(&to_value_with_bins(run, bins)).expect("a JSON value always serialises");
     s.push('\n');
     s
 }

@@ -149,6 +149,10 @@ pub struct SimArgs {
     /// Print fio's JSON schema (plus an "iosched" object) instead of a table
     #[arg(long)]
     pub json: bool,
+    /// As fio's --output-format: normal (the table), json (as --json), or json+ (JSON with each latency
+    /// histogram in fio's buckets, which fio_jsonplus_clat2csv reads)
+    #[arg(long, value_name = "FORMAT", value_parser = ["normal", "json", "json+"])]
+    pub output_format: Option<String>,
     /// Write every request the run issued as a fio iolog (version 3), which 'fio --read_iolog' replays
     #[arg(long, value_name = "FILE")]
     pub write_iolog: Option<PathBuf>,

@@ -855,6 +855,36 @@ fn bandwidth_and_iops_logs_have_fios_columns_and_units() {
 }
 
 #[test]
+fn json_plus_histograms_read_with_fios_own_converter() {
+    // --output-format json+ adds fio's latency histogram to each clat_ns; fio's fio_jsonplus_clat2csv (shipped
+    // with fio) turns it into one CSV per job whose cumulative count reaches the job's I/Os.
+    let Some(tool) = ["/usr/bin/fio_jsonplus_clat2csv"].into_iter().find(|p| Path::new(p).exists()) else {
+        iosched_test_data::skip("fio_jsonplus_clat2csv not found (apt-get install fio)");
+        return;
+    };
+    let dir = iosched_test_data::scratch("cli-jsonplus");
+    std::fs::create_dir_all(&dir).unwrap();
+    let job =
+        job_file("jsonplus.fio", "[r]\nrw=randread\nbs=4k\niodepth=4\nioengine=libaio\nsize=64m\nnumber_ios=2000\n");
+    let out = iosched(&["sim", job.to_str().unwrap(), "--device", "hdd:sata7200", "--output-format", "json+"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bins = v["jobs"][0]["read"]["clat_ns"]["bins"].as_object().expect("bins");
+    assert_eq!(bins.values().map(|n| n.as_u64().unwrap()).sum::<u64>(), 2000);
+    std::fs::write(dir.join("run.json"), &out.stdout).unwrap();
+    let conv = Command::new("python3").arg(tool).args(["run.json", "run.csv"]).current_dir(&dir).output().unwrap();
+    assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
+    let csv = std::fs::read_to_string(dir.join("run_job0.csv")).unwrap();
+    let last: Vec<&str> = csv.lines().last().unwrap().split(", ").collect();
+    // nsec, read_slat (3 columns), then read_clat_ns_count, _cumulative, _percentile.
+    assert_eq!((last[5], last[6]), ("2000", "1.0"), "{last:?}");
+    // The CSV's rows are the bins, rising.
+    let ns: Vec<u64> = csv.lines().skip(1).map(|l| l.split(", ").next().unwrap().parse().unwrap()).collect();
+    assert_eq!(ns.len(), bins.len());
+    assert!(ns.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
 fn switch_at_hands_over_to_another_policy_mid_run() {
     let job = job_file("switch.fio", MIXED);
     let out = iosched(&[

@@ -66,8 +66,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     }
     say_whole_device_jobs(&jobs, capacity_bytes);
     write_outputs(args, &workload, &out)?;
-    if args.json {
-        print!("{}", fio_json::to_string(&out.result));
+    let bins = args.output_format.as_deref() == Some("json+");
+    if args.json || bins || args.output_format.as_deref() == Some("json") {
+        print!("{}", fio_json::to_string_with_bins(&out.result, bins));
     } else {
         print!("{}", table::render(&out.result));
         println!(
