@@ -127,6 +127,8 @@ pub mod fio_plat {
     const VAL: u64 = 1 << BITS;
     const GROUPS: u64 = 29;
     const NR: u64 = GROUPS * VAL;
+    /// How many buckets there are (fio's FIO_IO_U_PLAT_NR), the columns of its histogram logs.
+    pub const BUCKETS: u64 = NR;
 
     /// The bucket holding `ns`.
     pub fn val_to_idx(ns: u64) -> u64 {

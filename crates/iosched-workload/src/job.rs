@@ -242,6 +242,11 @@ pub struct JobSpec {
     pub write_iops_log: Option<String>,
     /// log_offset: the logs carry each I/O's offset (a column between block size and priority).
     pub log_offset: bool,
+    /// write_hist_log: the prefix of the latency histogram log; log_hist_msec its window (0: none written, as
+    /// fio), log_hist_coarseness how many of fio's buckets each column merges (2^coarseness).
+    pub write_hist_log: Option<String>,
+    pub log_hist_ms: u64,
+    pub log_hist_coarseness: u32,
     /// log_avg_msec: average latency log entries over windows of this many ms (0: one entry per I/O).
     pub log_avg_ms: u64,
     /// Every option as written, in order: for error messages after parsing (where it was set) and for fio's
@@ -319,6 +324,9 @@ impl Default for JobSpec {
             write_bw_log: None,
             write_iops_log: None,
             log_offset: false,
+            write_hist_log: None,
+            log_hist_ms: 0,
+            log_hist_coarseness: 0,
             log_avg_ms: 0,
             written: Vec::new(),
         }

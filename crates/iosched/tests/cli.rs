@@ -885,6 +885,57 @@ fn json_plus_histograms_read_with_fios_own_converter() {
 }
 
 #[test]
+fn histogram_logs_read_with_fios_own_parser() {
+    // write_hist_log with log_hist_msec: fio's fiologparser_hist.py (shipped with fio, gzipped; it needs pandas)
+    // finds every sample of the whole windows and the median iosched's own JSON reports, within fio's buckets.
+    let gz = Path::new("/usr/share/doc/fio/fiologparser_hist.py.gz");
+    let pandas =
+        Command::new("/usr/bin/python3").args(["-c", "import pandas"]).output().is_ok_and(|o| o.status.success());
+    if !gz.exists() || !pandas {
+        iosched_test_data::skip("fiologparser_hist.py or pandas missing (apt-get install fio python3-pandas)");
+        return;
+    }
+    let dir = iosched_test_data::scratch("cli-histlog");
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = Command::new("zcat").arg(gz).output().unwrap();
+    std::fs::write(dir.join("fiologparser_hist.py"), &script.stdout).unwrap();
+    for coarseness in ["0", "3"] {
+        let job = format!(
+            "[h]\nrw=randread\nbs=4k\nsize=64m\nruntime=2\ntime_based\nwrite_hist_log=h\nlog_hist_msec=500\n\
+             log_hist_coarseness={coarseness}\n"
+        );
+        std::fs::write(dir.join("h.fio"), job).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_iosched"))
+            .args(["sim", "h.fio", "--device", "hdd:sata7200", "--json"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let median_ns = v["jobs"][0]["read"]["clat_ns"]["percentile"]["50.000000"].as_f64().unwrap();
+        let log = std::fs::read_to_string(dir.join("h_clat_hist.1.log")).unwrap();
+        let columns = log.lines().next().unwrap().split(", ").count();
+        assert_eq!(columns, 3 + (1856 >> coarseness.parse::<u32>().unwrap()), "fio's bucket count");
+        let logged: u64 =
+            log.lines().map(|l| l.split(", ").skip(3).map(|c| c.parse::<u64>().unwrap()).sum::<u64>()).sum();
+        let parsed = Command::new("/usr/bin/python3")
+            .args(["fiologparser_hist.py", "-i", "2000", "h_clat_hist.1.log"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(parsed.status.success(), "{}", String::from_utf8_lossy(&parsed.stderr));
+        // end-time, samples, min, avg, median, 90%, 95%, 99%, max
+        let text = String::from_utf8_lossy(&parsed.stdout);
+        let row: Vec<f64> = text.lines().nth(1).unwrap().split(", ").map(|x| x.trim().parse().unwrap()).collect();
+        assert_eq!(row[1] as u64, logged, "{text}");
+        let ios = v["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+        assert!(logged <= ios && logged * 10 >= ios * 7, "{logged} of {ios} I/Os in whole windows");
+        let tolerance = median_ns * if coarseness == "0" { 0.03 } else { 0.15 };
+        assert!((row[4] - median_ns).abs() <= tolerance, "median {} against iosched's {median_ns}", row[4]);
+    }
+}
+
+#[test]
 fn switch_at_hands_over_to_another_policy_mid_run() {
     let job = job_file("switch.fio", MIXED);
     let out = iosched(&[

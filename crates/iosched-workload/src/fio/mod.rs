@@ -497,6 +497,9 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "write_bw_log" => job.write_bw_log = Some(value.unwrap_or(&job.name).to_string()),
         "write_iops_log" => job.write_iops_log = Some(value.unwrap_or(&job.name).to_string()),
         "log_offset" => job.log_offset = flag()?,
+        "write_hist_log" => job.write_hist_log = Some(value.unwrap_or(&job.name).to_string()),
+        "log_hist_msec" => job.log_hist_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
+        "log_hist_coarseness" => job.log_hist_coarseness = parse_int(need()?, 0, 6).map_err(expected)? as u32,
         "exitall" => job.exitall = flag()?,
         "exit_what" => {
             job.exit_what = match need()? {

@@ -6,8 +6,12 @@
 //! log_avg_msec every I/O has a row: its latency (ns), its own bandwidth (KiB/s: its bytes over its latency) or
 //! 1 (IOPS); the slat log of a synchronous engine is empty, as fio's is. With it, each window has a row per direction that completed I/O in it, at the window's end: the mean
 //! latency, or the window's KiB/s or IOPS, with block size and offset 0.
+//! `NAME_clat_hist.N.log` (write_hist_log with log_hist_msec): per window and direction, `time_ms, ddir, bs`
+//! and the count of completions in each of fio's latency buckets (merged 2^log_hist_coarseness at a time), for
+//! every window that ended before the job's last completion, as fio writes it (fiologparser_hist.py reads it).
 
 use iosched_core::request::{IoClass, Op};
+use iosched_core::stats::fio_plat;
 use iosched_sim::workload::SourceSpec;
 use iosched_sim::{LogEntry, Workload};
 
@@ -35,12 +39,16 @@ pub fn logs(workload: &Workload, log: &[LogEntry]) -> Vec<(String, String)> {
             (&spec.write_bw_log, "bw", Kind::Bandwidth),
             (&spec.write_iops_log, "iops", Kind::Iops),
         ];
-        if wanted.iter().all(|(name, _, _)| name.is_none()) {
+        if wanted.iter().all(|(name, _, _)| name.is_none()) && spec.write_hist_log.is_none() {
             continue;
         }
         let mut entries: Vec<&LogEntry> =
             log.iter().filter(|e| e.source as usize == source && e.req.op != Op::Flush).collect();
         entries.sort_by_key(|e| (e.req.completed_ns, e.req.id.0));
+        if let Some(name) = &spec.write_hist_log {
+            let text = histogram_rows(&entries, spec.log_hist_ms, spec.log_hist_coarseness);
+            files.push((format!("{name}_clat_hist.{number}.log"), text));
+        }
         for (name, suffix, kind) in wanted {
             if let Some(name) = name {
                 // fio measures no submission latency for a synchronous engine: its slat log stays empty.
@@ -112,5 +120,37 @@ fn rows(sorted: &[&LogEntry], avg_ms: u64, kind: Kind, with_offset: bool) -> Str
         s.2 += e.req.len_bytes;
     }
     flush_all(&mut out, window_end, &mut sums);
+    out
+}
+
+/// fio's histogram log: one row per direction per whole window (see the module's doc); empty without a window.
+fn histogram_rows(sorted: &[&LogEntry], window_ms: u64, coarseness: u32) -> String {
+    let mut out = String::new();
+    if window_ms == 0 {
+        return out;
+    }
+    let columns = (fio_plat::BUCKETS >> coarseness) as usize;
+    let window_ns = window_ms * 1_000_000;
+    let mut window_end = window_ns;
+    // Per direction: bucket counts and the block size of its last I/O in the window.
+    let mut counts = vec![vec![0u64; columns]; 3];
+    let mut bs = [0u64; 3];
+    for e in sorted {
+        while e.req.completed_ns >= window_end {
+            for dir in 0..3 {
+                if bs[dir] > 0 {
+                    let row: Vec<String> = counts[dir].iter().map(u64::to_string).collect();
+                    out.push_str(&format!("{}, {dir}, {}, {}\n", window_end / 1_000_000, bs[dir], row.join(", ")));
+                }
+                counts[dir].iter_mut().for_each(|c| *c = 0);
+                bs[dir] = 0;
+            }
+            window_end += window_ns;
+        }
+        let dir = e.req.op.index();
+        let bucket = (fio_plat::val_to_idx(e.req.total_ns()) >> coarseness) as usize;
+        counts[dir][bucket.min(columns - 1)] += 1;
+        bs[dir] = e.req.len_bytes;
+    }
     out
 }

@@ -53,8 +53,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     }
     check_flows(&workload.flow_names(), &args.policy, &args.set, &args.switch_at)?;
     let capacity_bytes = device.capacity_bytes();
-    let fio_logs =
-        jobs.iter().any(|j| j.write_lat_log.is_some() || j.write_bw_log.is_some() || j.write_iops_log.is_some());
+    let fio_logs = jobs
+        .iter()
+        .any(|j| [&j.write_lat_log, &j.write_bw_log, &j.write_iops_log, &j.write_hist_log].iter().any(|l| l.is_some()));
     let record_log = args.write_iolog.is_some() || args.write_blkparse.is_some() || fio_logs;
     let started = Instant::now();
     let out = simulate(&workload, policy, device, switches, &SimConfig { seed: args.seed, record_log })
