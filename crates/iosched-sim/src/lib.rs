@@ -7,6 +7,7 @@
 //! - [`inlet`]: requests from outside a live engine (a FUSE mount's programs), answered on completion.
 //! - [`disksim_oracle`]: DiskSim itself run on a trace, and iosched compared with it request by request.
 //! - [`parallel`]: independent runs on worker threads, results in order.
+//! - [`steady_state`]: fio's steady-state detection, which ends a job.
 //! - [`per_member`]: on a volume of several disks, one policy instance per disk.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
@@ -21,6 +22,7 @@ pub mod inlet;
 pub mod parallel;
 pub mod per_member;
 pub mod source;
+pub mod steady_state;
 pub mod validate;
 pub mod workload;
 

@@ -174,6 +174,8 @@ pub struct JobProcess {
     account_from_ns: u64,
     /// The wake-up already asked of the engine, so that it is asked once.
     wake_asked_ns: Option<u64>,
+    /// fio's steadystate: set up when the job starts.
+    steady: Option<crate::steady_state::SteadyState>,
 }
 
 impl JobProcess {
@@ -237,6 +239,7 @@ impl JobProcess {
             reset_stats: false,
             account_from_ns: 0,
             wake_asked_ns: None,
+            steady: None,
             job: job.clone(),
         }
     }
@@ -463,6 +466,11 @@ impl JobProcess {
         if !self.started {
             self.started = true;
             self.cycle_start_ns = self.account_from_ns;
+            self.steady = crate::steady_state::SteadyState::new(
+                self.job.steadystate,
+                self.job.steadystate_duration_ns,
+                self.start_ns + self.job.steadystate_ramp_ns,
+            );
             if let Some(search) = &mut self.search {
                 search.new_window(now_ns);
             }
@@ -525,6 +533,11 @@ impl JobProcess {
             self.write_back -= 1;
         } else {
             self.in_flight -= 1;
+        }
+        if let Some(steady) = self.steady.as_mut().filter(|_| req.op != Op::Flush) {
+            if steady.observe(now_ns, req.len_bytes) {
+                self.stop(0, String::new()); // steady state reached: the job is done
+            }
         }
         if self.checks_min_rate && req.op != Op::Flush && now_ns >= self.account_from_ns {
             let dir = req.op.index();

@@ -138,6 +138,25 @@ impl Default for LatencyTarget {
     }
 }
 
+/// fio's steadystate criterion: what is sampled each second, and how it is judged over the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteadyStateCriterion {
+    /// Bandwidth (KiB/s) rather than IOPS.
+    pub bandwidth: bool,
+    /// The least-squares slope of the samples, rather than every sample's distance from their mean.
+    pub slope: bool,
+    pub limit: f64,
+    /// The limit is a percentage of the window's mean.
+    pub percent: bool,
+}
+
+impl Default for SteadyStateCriterion {
+    /// fio's default, iops_slope:0.01%.
+    fn default() -> Self {
+        SteadyStateCriterion { bandwidth: false, slope: true, limit: 0.01, percent: true }
+    }
+}
+
 /// Which jobs exitall stops (fio's exit_what).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ExitWhat {
@@ -235,6 +254,11 @@ pub struct JobSpec {
     /// exitall: when this job finishes, the others stop (which ones: `exit_what`).
     pub exitall: bool,
     pub exit_what: ExitWhat,
+    /// steadystate (ss): the criterion; steadystate_duration (ss_dur): the window (0: no detection);
+    /// steadystate_ramp_time (ss_ramp): time before sampling starts.
+    pub steadystate: SteadyStateCriterion,
+    pub steadystate_duration_ns: u64,
+    pub steadystate_ramp_ns: u64,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
     /// write_bw_log / write_iops_log: the prefixes of the bandwidth and IOPS log files.
@@ -320,6 +344,9 @@ impl Default for JobSpec {
             group_reporting: false,
             exitall: false,
             exit_what: ExitWhat::Group,
+            steadystate: SteadyStateCriterion::default(),
+            steadystate_duration_ns: 0,
+            steadystate_ramp_ns: 0,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

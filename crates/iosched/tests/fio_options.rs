@@ -68,6 +68,15 @@ fn a_refused_option_says_why_and_a_misspelt_one_gets_the_nearest() {
         let (code, err) = run(body);
         assert_eq!(code, Some(0), "{body}: {err}");
     }
+    for body in
+        ["ss=iops_slope:0.1%\nss_dur=2", "steadystate=bw:500\nsteadystate_duration=3s", "exitall\nexit_what=all"]
+    {
+        let (code, err) = run(body);
+        assert_eq!(code, Some(0), "{body}: {err}");
+    }
+    let (code, err) = run("ss=latency:1");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("job.fio:5") && err.contains("iops_slope"), "{err}");
     let (code, err) = run("ioengine=net");
     assert_eq!(code, Some(2));
     assert!(err.contains("does not do block I/O"), "{err}");

@@ -77,6 +77,9 @@ pub const SUPPORTED: &[&str] = &[
     "log_hist_coarseness",
     "log_avg_msec",
     "exitall",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
     "exit_what",
 ];
 
@@ -253,9 +256,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("trim_verify_zero", "trims after verification are not modelled yet"),
     ("trim_backlog", "trims after verification are not modelled yet"),
     ("trim_backlog_batch", "trims after verification are not modelled yet"),
-    ("steadystate", "ending a job at steady state is not modelled yet"),
-    ("steadystate_duration", "ending a job at steady state is not modelled yet"),
-    ("steadystate_ramp_time", "ending a job at steady state is not modelled yet"),
     ("write_iolog", "use iosched sim --iolog-filename FILE"),
     ("read_iolog", "replay an iolog with iosched sim --trace FILE --format iolog2 (or iolog3)"),
     ("read_iolog_chunked", "replay an iolog with iosched sim --trace FILE --format iolog2 (or iolog3)"),

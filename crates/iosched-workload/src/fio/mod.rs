@@ -19,7 +19,7 @@ use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINE
 
 use crate::job::{
     BlockSizes, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode,
-    SizeSpec, WrittenOption,
+    SizeSpec, SteadyStateCriterion, WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -232,6 +232,26 @@ fn parse_split(v: &str) -> Result<BlockSizes, String> {
 
 fn parse_f64(v: &str, what: &str, ok: impl Fn(f64) -> bool) -> Result<f64, String> {
     v.trim().parse::<f64>().ok().filter(|x| x.is_finite() && ok(*x)).ok_or_else(|| format!("{what}, found '{v}'"))
+}
+
+/// `iops:2`, `iops:0.2%`, `bw:...`, `iops_slope:0.1%`, `bw_slope:...`.
+fn parse_steadystate(v: &str) -> Result<SteadyStateCriterion, String> {
+    let wanted =
+        || format!("iops, iops_slope, bw or bw_slope, a colon and a limit (e.g. iops_slope:0.1%), found '{v}'");
+    let (kind, limit) = v.split_once(':').ok_or_else(wanted)?;
+    let (bandwidth, slope) = match kind {
+        "iops" => (false, false),
+        "iops_slope" => (false, true),
+        "bw" => (true, false),
+        "bw_slope" => (true, true),
+        _ => return Err(wanted()),
+    };
+    let (number, percent) = match limit.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (limit, false),
+    };
+    let limit = parse_f64(number, "a limit of 0 or more", |x| x >= 0.0).map_err(|_| wanted())?;
+    Ok(SteadyStateCriterion { bandwidth, slope, limit, percent })
 }
 
 fn parse_distribution(v: &str) -> Result<Distribution, String> {
@@ -501,6 +521,13 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "log_hist_msec" => job.log_hist_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
         "log_hist_coarseness" => job.log_hist_coarseness = parse_int(need()?, 0, 6).map_err(expected)? as u32,
         "exitall" => job.exitall = flag()?,
+        "steadystate" | "ss" => job.steadystate = parse_steadystate(need()?).map_err(expected)?,
+        "steadystate_duration" | "ss_dur" => {
+            job.steadystate_duration_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?
+        }
+        "steadystate_ramp_time" | "ss_ramp" => {
+            job.steadystate_ramp_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?
+        }
         "exit_what" => {
             job.exit_what = match need()? {
                 "group" => ExitWhat::Group,
