@@ -8,7 +8,7 @@ const JOB_FILES: &[&str] = &[
     "[l]\nrw=randread\nlatency_target=2ms\nlatency_window=10ms\nlatency_percentile=99\niodepth=32\nioengine=io_uring\n",
     "[t]\nrw=trimwrite\nbsrange=4k-64k\nthinktime=100\nthinktime_blocks=4\nnrfiles=3\nfilesize=1m\nloops=2\nfsync=4\nend_fsync=1\n",
     "[z]\nrw=randread\nrandom_distribution=zipf:1.1\nnumjobs=3\noffset_increment=10%\nsize=5%\nramp_time=1ms\ngroup_reporting\ncmdprio_percentage=20\n",
-    "[b]\nrw=read:-8k\nbs=4k\nsize=1m\nexitall\nexit_what=all\ngtod_reduce=1\nverify=0\nioengine=io_uring_cmd\ncmd_type=nvme\n[c]\nrw=write\nrate_cycle=100\nss=bw_slope:2%\nss_dur=3\nss_ramp=1\nwrite_hist_log=h\nlog_hist_msec=10\n",
+    "[b]\nrw=read:-8k\nbs=4k\nsize=1m\nexitall\nexit_what=all\ngtod_reduce=1\nverify=0\nioengine=io_uring_cmd\ncmd_type=nvme\n[c]\nrw=write\nrate_cycle=100\nss=bw_slope:2%\nss_dur=3\nss_ramp=1\nwrite_hist_log=h\nlog_hist_msec=10\nflow=2\nflow_id=1\nflow_sleep=100\n",
 ];
 
 const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\

@@ -23,7 +23,7 @@
 
 use crate::control::{ControlMessage, ControlReply, ControlRequest, Controls, POLL_INTERVAL_NS};
 use crate::inlet::{Arrival, Inlet};
-use crate::source::{ClosedProcess, Issue, JobFailure, JobProcess, TimedProcess};
+use crate::source::{ClosedProcess, FlowGroup, Issue, JobFailure, JobProcess, TimedProcess};
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
 use iosched_core::request::{FlowId, IoClass, Op, Request, RequestId, LEVEL_DEFAULT, NOT_YET_NS};
@@ -76,6 +76,27 @@ pub enum SimError {
     Stalled { policy: String, queued: usize },
     #[error("cannot give each member of the volume its own {0}")]
     PerMember(String),
+}
+
+/// fio's flow: the jobs that share a flow_id, each with a weight (flow > 0), issue in proportion to it.
+fn join_flow_groups(workload: &Workload, sources: &mut [SourceState]) {
+    let weighted = |spec: &SourceSpec| match spec {
+        SourceSpec::Job { spec: job, .. } if job.flow_weight > 0 => Some((job.flow_id, job.flow_weight as u64)),
+        _ => None,
+    };
+    let mut weights: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+    for (id, weight) in workload.sources.iter().filter_map(weighted) {
+        *weights.entry(id).or_default() += weight;
+    }
+    let groups: std::collections::BTreeMap<u32, std::sync::Arc<FlowGroup>> = weights
+        .into_iter()
+        .map(|(id, total_weight)| (id, std::sync::Arc::new(FlowGroup { total_weight, issued: Default::default() })))
+        .collect();
+    for (source, spec) in sources.iter_mut().zip(&workload.sources) {
+        if let (Some((id, _)), Process::Job(job)) = (weighted(spec), &mut source.process) {
+            job.join_flow(groups[&id].clone());
+        }
+    }
 }
 
 /// On a volume of several disks, each member gets its own instance of the policy ([`crate::per_member`]).
@@ -341,6 +362,7 @@ impl Engine {
                 queues: SourceQueues::default(),
             });
         }
+        join_flow_groups(workload, &mut sources);
         let depth = device.queue_depth().max(1);
         let rotational = device.rotational();
         let policy = per_member(policy, device.as_ref())?;

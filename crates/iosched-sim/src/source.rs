@@ -176,7 +176,29 @@ pub struct JobProcess {
     wake_asked_ns: Option<u64>,
     /// fio's steadystate: set up when the job starts.
     steady: Option<crate::steady_state::SteadyState>,
+    /// fio's flow: the group this job shares issuing with, and how many I/Os it has issued in it.
+    flow_group: Option<std::sync::Arc<FlowGroup>>,
+    flow_issued: u64,
 }
+
+/// Jobs sharing a flow_id: fio keeps each one's share of the group's issued I/Os at its share of the group's
+/// weight; a job ahead of its share waits flow_sleep and tries again.
+#[derive(Debug)]
+pub struct FlowGroup {
+    pub total_weight: u64,
+    pub issued: std::sync::atomic::AtomicU64,
+}
+
+impl FlowGroup {
+    fn ahead(&self, own_issued: u64, weight: u32) -> bool {
+        let issued = self.issued.load(std::sync::atomic::Ordering::Relaxed);
+        issued > 0 && (own_issued as f64 / issued as f64) > (weight as f64 / self.total_weight.max(1) as f64)
+    }
+}
+
+/// How long a job ahead of its flow share waits when flow_sleep is 0 (fio then retries at once, which a
+/// simulation cannot do without an event per retry).
+const FLOW_RETRY_NS: u64 = 100_000;
 
 impl JobProcess {
     pub fn new(flow: FlowId, job: &JobSpec, region: (u64, u64), mut rng: SimRng) -> JobProcess {
@@ -240,6 +262,8 @@ impl JobProcess {
             account_from_ns: 0,
             wake_asked_ns: None,
             steady: None,
+            flow_group: None,
+            flow_issued: 0,
             job: job.clone(),
         }
     }
@@ -412,6 +436,12 @@ impl JobProcess {
                 }
                 return None;
             }
+            if let Some(flow) = &self.flow_group {
+                if flow.ahead(self.flow_issued, self.job.flow_weight) {
+                    let wait = if self.job.flow_sleep_ns > 0 { self.job.flow_sleep_ns } else { FLOW_RETRY_NS };
+                    return Some(now_ns + wait);
+                }
+            }
             let io = match self.held.take() {
                 Some(io) => io,
                 None => self.generator.next(&mut self.rng),
@@ -428,6 +458,10 @@ impl JobProcess {
             }
             let issue = self.issue(io.op, io.offset_bytes, io.len_bytes);
             out.push(issue);
+            if let Some(flow) = &self.flow_group {
+                flow.issued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.flow_issued += 1;
+            }
             self.issued_ios += 1;
             self.issued_bytes += io.len_bytes;
             self.issued_by_dir_ios[dir] += 1;
@@ -480,6 +514,11 @@ impl JobProcess {
         }
         let next = self.fill(now_ns, out);
         self.wake_request(next)
+    }
+
+    /// Join a flow group (fio's flow_id / flow).
+    pub fn join_flow(&mut self, group: std::sync::Arc<FlowGroup>) {
+        self.flow_group = Some(group);
     }
 
     /// Another job's exitall: issue nothing more; what is in flight completes.

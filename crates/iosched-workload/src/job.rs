@@ -259,6 +259,11 @@ pub struct JobSpec {
     pub steadystate: SteadyStateCriterion,
     pub steadystate_duration_ns: u64,
     pub steadystate_ramp_ns: u64,
+    /// flow control between jobs: the group (flow_id), this job's weight in it (flow; 0: not in one), and how
+    /// long a job that is ahead of its share waits before it tries again (flow_sleep).
+    pub flow_id: u32,
+    pub flow_weight: u32,
+    pub flow_sleep_ns: u64,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
     /// write_bw_log / write_iops_log: the prefixes of the bandwidth and IOPS log files.
@@ -347,6 +352,9 @@ impl Default for JobSpec {
             steadystate: SteadyStateCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_ns: 0,
+            flow_id: 0,
+            flow_weight: 0,
+            flow_sleep_ns: 0,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

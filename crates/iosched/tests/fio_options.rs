@@ -68,9 +68,12 @@ fn a_refused_option_says_why_and_a_misspelt_one_gets_the_nearest() {
         let (code, err) = run(body);
         assert_eq!(code, Some(0), "{body}: {err}");
     }
-    for body in
-        ["ss=iops_slope:0.1%\nss_dur=2", "steadystate=bw:500\nsteadystate_duration=3s", "exitall\nexit_what=all"]
-    {
+    for body in [
+        "ss=iops_slope:0.1%\nss_dur=2",
+        "steadystate=bw:500\nsteadystate_duration=3s",
+        "exitall\nexit_what=all",
+        "flow_id=3\nflow=2\nflow_sleep=500",
+    ] {
         let (code, err) = run(body);
         assert_eq!(code, Some(0), "{body}: {err}");
     }

@@ -521,6 +521,9 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "log_hist_msec" => job.log_hist_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
         "log_hist_coarseness" => job.log_hist_coarseness = parse_int(need()?, 0, 6).map_err(expected)? as u32,
         "exitall" => job.exitall = flag()?,
+        "flow_id" => job.flow_id = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
+        "flow" => job.flow_weight = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
+        "flow_sleep" => job.flow_sleep_ns = parse_int(need()?, 0, 3_600_000_000).map_err(expected)? * 1000,
         "steadystate" | "ss" => job.steadystate = parse_steadystate(need()?).map_err(expected)?,
         "steadystate_duration" | "ss_dur" => {
             job.steadystate_duration_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?
