@@ -1,0 +1,103 @@
+//! The fio options that decide when jobs issue and end, through the engine:
+//! - exitall: when a job that sets it finishes, the jobs running beside it stop (exit_what=group, the default,
+//!   and stonewall: the jobs of its stonewall group; all: every job, later groups too). What they have in
+//!   flight completes; their reported runtime ends there.
+//! - steadystate: a job whose IOPS hold still ends once its window of samples meets the criterion (after its
+//!   ramp), long before its runtime; one whose rate wanders runs to its runtime.
+//! - flow (flow_id, flow, flow_sleep): jobs sharing a flow_id issue I/O in proportion to their flow weights,
+//!   whatever the device would give each (fio's examples/flow.fio: a writer at 1, a reader at 8).
+
+use iosched_core::registry;
+use iosched_core::results::RunResult;
+use iosched_device::parse_spec;
+use iosched_sim::{simulate, SimConfig, Workload};
+use iosched_workload::fio::parse_str;
+
+/// Simulate fio job text under noop on `device`.
+fn run(jobs: &str, device: &str) -> RunResult {
+    let jobs = parse_str(jobs, "jobs.fio").unwrap();
+    let out = simulate(
+        &Workload::from_jobs(&jobs),
+        registry::create("noop").unwrap(),
+        parse_spec(device).unwrap(),
+        Vec::new(),
+        &SimConfig { seed: 1, record_log: false },
+    )
+    .unwrap();
+    out.result
+}
+
+/// Each job's I/Os, all directions.
+fn ios(r: &RunResult) -> Vec<u64> {
+    r.jobs.iter().map(|j| j.directions.iter().map(|d| d.ios).sum()).collect()
+}
+
+fn runtimes_s(r: &RunResult) -> Vec<f64> {
+    r.jobs.iter().map(|j| j.runtime_ns as f64 / 1e9).collect()
+}
+
+/// exitall's jobs: (each job's runtime in s, each job's I/Os, simulated seconds).
+fn exitall_run(jobs: &str) -> (Vec<f64>, Vec<u64>, f64) {
+    let r = run(jobs, "simple,latency_us=100,queue_depth=8");
+    (runtimes_s(&r), ios(&r), r.elapsed_ns as f64 / 1e9)
+}
+
+/// steadystate's job: its runtime in s.
+fn runtime_s(job: &str) -> f64 {
+    runtimes_s(&run(job, "simple,latency_us=100"))[0]
+}
+
+const SHORT_AND_LONG: &str = "[global]\nrw=randread\nbs=4k\nioengine=psync\n\
+                              [short]\nsize=4m\nEXIT\n[long]\ntime_based\nruntime=10\n";
+
+#[test]
+fn a_job_with_exitall_ends_the_others_when_it_is_done() {
+    let (free, _, free_s) = exitall_run(&SHORT_AND_LONG.replace("EXIT", ""));
+    let (ended, _, ended_s) = exitall_run(&SHORT_AND_LONG.replace("EXIT", "exitall"));
+    eprintln!("without exitall: {free:?} ({free_s} s); with it: {ended:?} ({ended_s} s)");
+    assert!(free[1] >= 10.0, "the long job runs its 10 s: {free:?}");
+    // 1024 reads of 0.1 ms and a bit each: the short job is done in about a fifth of a second, and the long
+    // one with it.
+    assert!(ended[0] < 0.5 && ended[1] < ended[0] + 0.01, "{ended:?}");
+    assert!(ended_s < 0.5, "the run went on for {ended_s} s");
+}
+
+#[test]
+fn exit_what_all_stops_later_stonewall_groups_too_and_group_does_not() {
+    let three = "[global]\nrw=randread\nbs=4k\nioengine=psync\n\
+                 [short]\nsize=4m\nexitall\nexit_what=WHAT\n[long]\ntime_based\nruntime=10\n\
+                 [after]\nstonewall\nsize=4m\n";
+    let (_, group_ios, _) = exitall_run(&three.replace("WHAT", "group"));
+    let (_, all_ios, _) = exitall_run(&three.replace("WHAT", "all"));
+    assert_eq!(group_ios[2], 1024, "the next group runs after exit_what=group: {group_ios:?}");
+    assert_eq!(all_ios[2], 0, "exit_what=all stops the next group too: {all_ios:?}");
+}
+
+#[test]
+fn a_steady_job_ends_when_its_window_is_steady_and_a_wandering_one_runs_its_course() {
+    // A fixed-latency device: the same IOPS every second. 3 s of ramp, a 5 s window: steady at 8 s.
+    let steady = runtime_s("[j]\nrw=randread\nbs=4k\ntime_based\nruntime=60\nss=iops:1%\nss_dur=5\nss_ramp=3\n");
+    assert!((8.0..9.0).contains(&steady), "ended at {steady} s");
+    // Poisson arrivals at 200 IOPS: a second's count moves by about 14, far more than 0.5 % of the mean.
+    let wandering = runtime_s(
+        "[j]\nrw=randread\nbs=4k\ntime_based\nruntime=20\nrate_iops=200\nrate_process=poisson\nss=iops:0.5%\nss_dur=5\n",
+    );
+    assert!(wandering >= 20.0, "ended at {wandering} s");
+    // Without a duration, steadystate is off, as in fio.
+    assert!(runtime_s("[j]\nrw=randread\nbs=4k\ntime_based\nruntime=12\nss=iops:1%\n") >= 12.0);
+}
+
+const JOBS: &str = "[global]\ntime_based\nruntime=1\nioengine=libaio\niodepth=64\nbs=8k\nflow_sleep=1000\n\
+                    [writer]\nrw=write\nWRITER\n[reader]\nrw=randread\nREADER\n[free]\nrw=randread\nflow_id=2\n";
+
+#[test]
+fn jobs_of_a_flow_issue_in_proportion_to_their_weights() {
+    let free = ios(&run(&JOBS.replace("WRITER", "").replace("READER", ""), "simple"));
+    let weighted = ios(&run(&JOBS.replace("WRITER", "flow=1").replace("READER", "flow=8"), "simple"));
+    eprintln!("without flow {free:?}; with flow 1:8 {weighted:?}");
+    let ratio = |v: &[u64]| v[1] as f64 / v[0] as f64;
+    assert!(ratio(&free) < 2.0, "the device alone gives the reader nowhere near 8x: {free:?}");
+    assert!((7.5..8.5).contains(&ratio(&weighted)), "1:8 by flow: {weighted:?}");
+    // A job outside the flow group (no weight) is not held back by it.
+    assert!(weighted[2] as f64 > 0.5 * free[2] as f64, "{weighted:?} against {free:?}");
+}
