@@ -96,9 +96,7 @@ impl Hdd {
 
     /// Resume a paused destage at `start_ns`, the actuator free: the blocks are all in the buffer.
     fn resume_destage(&mut self, start_ns: f64, paused: Paused) {
-        let mut runs = std::mem::take(&mut self.runs);
-        runs.clear();
-        self.runs = runs;
+        self.runs.clear();
         self.resumed_from = Some(self.arm);
         let data = WriteData { t0_ns: start_ns, per_block_ns: 0.0, not_before_ns: start_ns };
         let mut end_ns = start_ns;

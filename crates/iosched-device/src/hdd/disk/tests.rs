@@ -446,6 +446,19 @@ fn a_write_larger_than_a_segment_sends_the_rest_at_the_write_water_mark() {
     assert!((earlier - 31.0).abs() < 0.01, "{earlier} sectors earlier");
 }
 
+/// The sata7200 preset with reads_before_destage as given, after `count` sequential 128 KiB writes from block
+/// 1,000,000, each appended to the destage under way; and when the last completed.
+fn sequential_writes(reads_first: bool, count: u64) -> (Hdd, f64) {
+    let mut p = preset::load("sata7200").unwrap();
+    p.refinements.reads_before_destage = reads_first;
+    let mut d = Hdd::new(p);
+    let mut t = 0.0;
+    for k in 0..count {
+        t = write(&mut d, t, 1_000_000 + k * 256, 256);
+    }
+    (d, t)
+}
+
 #[test]
 fn with_reads_before_destage_a_read_waits_for_the_write_being_written_not_the_whole_stream() {
     // Eight sequential 128 KiB writes, each appended to the destage under way, then a read miss far away.
@@ -453,13 +466,7 @@ fn with_reads_before_destage_a_read_waits_for_the_write_being_written_not_the_wh
     // write being written is, the rest staying in the buffer; a later write resumes the destage, and a flush
     // waits for all of it.
     let read_far = |reads_first: bool| {
-        let mut p = preset::load("sata7200").unwrap();
-        p.refinements.reads_before_destage = reads_first;
-        let mut d = Hdd::new(p);
-        let mut t = 0.0;
-        for k in 0..8 {
-            t = write(&mut d, t, 1_000_000 + k * 256, 256);
-        }
+        let (mut d, t) = sequential_writes(reads_first, 8);
         let destage_end_ns = d.arm_free_ns;
         let read_done = d.serve(t, &Request::new(1, Op::Read, 300_000_000 * SECTOR_BYTES, 8 * SECTOR_BYTES, 0));
         let flushed = d.serve(read_done, &Request::new(2, Op::Flush, 0, 0, 0));
@@ -478,13 +485,7 @@ fn with_reads_before_destage_a_read_waits_for_the_write_being_written_not_the_wh
 
 #[test]
 fn with_reads_before_destage_a_read_the_buffer_holds_does_not_wait_for_the_destage() {
-    let mut p = preset::load("sata7200").unwrap();
-    p.refinements.reads_before_destage = true;
-    let mut d = Hdd::new(p);
-    let mut t = 0.0;
-    for k in 0..4 {
-        t = write(&mut d, t, 1_000_000 + k * 256, 256);
-    }
+    let (mut d, t) = sequential_writes(true, 4);
     assert!(d.arm_free_ns > t + 2e6);
     // The last write's blocks are in the buffer: a hit.
     let done = d.serve(t, &Request::new(1, Op::Read, (1_000_000 + 3 * 256) * SECTOR_BYTES, 8 * SECTOR_BYTES, 0));
