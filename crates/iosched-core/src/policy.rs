@@ -55,6 +55,26 @@ pub enum StatValue {
     Value(f64),
 }
 
+/// Several parts' statistics as one (the disks of a volume, a policy instance per disk): counters summed by
+/// name, values averaged over the `parts` parts, in the order names first appear.
+pub fn merge_stats<K: PartialEq>(
+    stats: impl IntoIterator<Item = Vec<(K, StatValue)>>,
+    parts: usize,
+) -> Vec<(K, StatValue)> {
+    let n = parts.max(1) as f64;
+    let mut out: Vec<(K, StatValue)> = Vec::new();
+    for (name, value) in stats.into_iter().flatten() {
+        match (out.iter_mut().find(|(k, _)| *k == name), value) {
+            (Some((_, StatValue::Count(c))), StatValue::Count(v)) => *c += v,
+            (Some((_, StatValue::Value(x))), StatValue::Value(v)) => *x += v / n,
+            (Some(_), _) => {}
+            (None, StatValue::Value(v)) => out.push((name, StatValue::Value(v / n))),
+            (None, v) => out.push((name, v)),
+        }
+    }
+    out
+}
+
 /// A scheduling algorithm.
 pub trait Policy: Send {
     /// The registry name.
@@ -104,5 +124,21 @@ pub trait Policy: Send {
     /// Counters and gauges, by name, in a stable order.
     fn stats(&self) -> Vec<(&'static str, StatValue)> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    #[test]
+    fn merged_stats_sum_counters_and_average_values() {
+        let a = vec![("hits", StatValue::Count(3)), ("busy", StatValue::Value(0.5))];
+        let b = vec![("busy", StatValue::Value(1.0)), ("hits", StatValue::Count(4)), ("only_b", StatValue::Count(1))];
+        let merged = merge_stats([a, b], 2);
+        assert_eq!(
+            merged,
+            vec![("hits", StatValue::Count(7)), ("busy", StatValue::Value(0.75)), ("only_b", StatValue::Count(1))]
+        );
     }
 }

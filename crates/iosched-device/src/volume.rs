@@ -9,7 +9,7 @@
 //! has finished.
 
 use crate::device::{Completion, Device};
-use iosched_core::policy::StatValue;
+use iosched_core::policy::{merge_stats, StatValue};
 use iosched_core::request::{Op, Request};
 
 /// How a volume is laid out, for the engine that gives each member its own policy.
@@ -138,20 +138,7 @@ impl Device for Volume {
     }
 
     fn stats(&self) -> Vec<(String, StatValue)> {
-        // Each member's counters, summed by name (values, such as utilisation, averaged).
-        let mut out: Vec<(String, StatValue)> = Vec::new();
-        for m in &self.members {
-            for (name, value) in m.stats() {
-                match (out.iter_mut().find(|(n, _)| *n == name), value) {
-                    (Some((_, StatValue::Count(c))), StatValue::Count(v)) => *c += v,
-                    (Some((_, StatValue::Value(x))), StatValue::Value(v)) => *x += v / self.members.len() as f64,
-                    (Some(_), _) => {}
-                    (None, StatValue::Value(v)) => out.push((name, StatValue::Value(v / self.members.len() as f64))),
-                    (None, v) => out.push((name, v)),
-                }
-            }
-        }
-        out
+        merge_stats(self.members.iter().map(|m| m.stats()), self.members.len())
     }
 }
 

@@ -4,7 +4,7 @@
 //! the instance of the member that holds its first byte, keeps each member's own count of requests at its disk
 //! against the member's queue depth, and asks the members in turn which request goes next.
 
-use iosched_core::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
+use iosched_core::policy::{merge_stats, Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use iosched_core::request::Request;
 use iosched_core::tunable::{TunableError, TunableSpec};
 use iosched_device::volume::Members;
@@ -110,20 +110,6 @@ impl Policy for PerMember {
     }
 
     fn stats(&self) -> Vec<(&'static str, StatValue)> {
-        // The members' counters summed by name; values averaged.
-        let mut out: Vec<(&'static str, StatValue)> = Vec::new();
-        let n = self.members.len() as f64;
-        for m in &self.members {
-            for (name, value) in m.stats() {
-                match (out.iter_mut().find(|(k, _)| *k == name), value) {
-                    (Some((_, StatValue::Count(c))), StatValue::Count(v)) => *c += v,
-                    (Some((_, StatValue::Value(x))), StatValue::Value(v)) => *x += v / n,
-                    (Some(_), _) => {}
-                    (None, StatValue::Value(v)) => out.push((name, StatValue::Value(v / n))),
-                    (None, v) => out.push((name, v)),
-                }
-            }
-        }
-        out
+        merge_stats(self.members.iter().map(|m| m.stats()), self.members.len())
     }
 }
