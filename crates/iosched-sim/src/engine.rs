@@ -634,7 +634,11 @@ impl Engine {
         let pairs = settings.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         match policy {
             Some(name) => match iosched_core::registry::create_with(name, pairs) {
-                Ok(next) => self.install_policy(next),
+                Ok(next) => {
+                    if let Err(e) = self.install_policy(next) {
+                        return ControlReply::Error(e.to_string());
+                    }
+                }
                 Err(e) => return ControlReply::Error(e.to_string()),
             },
             None => {
@@ -916,16 +920,16 @@ impl Engine {
 
     fn switch_policy(&mut self, index: u32) {
         if let Some(next) = self.switches[index as usize].take() {
-            self.install_policy(next);
+            // A switch's policy was built and checked before the run; its per-disk copies are made the same way
+            // as the running ones, so this does not fail, and if it did the running policy would simply stay.
+            let _ = self.install_policy(next);
         }
     }
 
     /// The hand-over: every request the old policy holds enters the new one in its enqueue order.
-    fn install_policy(&mut self, next: Box<dyn Policy>) {
-        let mut next = match per_member(next, self.device.as_ref()) {
-            Ok(next) => next,
-            Err(_) => return, // the same policy built the running instances; keep them
-        };
+    /// On a volume, `next` is copied per disk first; if that fails the running policy stays.
+    fn install_policy(&mut self, next: Box<dyn Policy>) -> Result<(), SimError> {
+        let mut next = per_member(next, self.device.as_ref())?;
         let held = self.policy.drain();
         std::mem::swap(&mut self.policy, &mut next);
         self.policy_generation += 1;
@@ -933,6 +937,7 @@ impl Engine {
         for req in held {
             self.enqueue(req);
         }
+        Ok(())
     }
 
     fn finish(mut self) -> SimOutput {
