@@ -98,7 +98,7 @@ impl LatencyRecorder {
             mean_ns: self.mean_ns,
             stddev_ns: if self.count > 1 { (self.m2 / (self.count - 1) as f64).sqrt() } else { 0.0 },
             percentiles_ns: FIO_PERCENTILES.iter().map(|p| (*p, self.percentile_ns(*p))).collect(),
-            fio_bins: self.fio_bins(),
+            histogram: self.histogram.clone(),
         }
     }
 
@@ -107,17 +107,22 @@ impl LatencyRecorder {
     /// digits) is counted in the fio bucket that holds it, so a count can land one bucket off where a value
     /// sits within 0.1 % of a bucket's edge.
     pub fn fio_bins(&self) -> Vec<(u64, u64)> {
-        let mut bins: Vec<(u64, u64)> = Vec::new();
-        for v in self.histogram.iter_recorded() {
-            let ns = self.histogram.median_equivalent(v.value_iterated_to());
-            let value = fio_plat::idx_to_val(fio_plat::val_to_idx(ns));
-            match bins.last_mut() {
-                Some((last, count)) if *last == value => *count += v.count_at_value(),
-                _ => bins.push((value, v.count_at_value())),
-            }
-        }
-        bins
+        fio_bins(&self.histogram)
     }
+}
+
+/// `histogram` in fio's latency buckets, as [`LatencyRecorder::fio_bins`] describes.
+pub fn fio_bins(histogram: &Histogram<u64>) -> Vec<(u64, u64)> {
+    let mut bins: Vec<(u64, u64)> = Vec::new();
+    for v in histogram.iter_recorded() {
+        let ns = histogram.median_equivalent(v.value_iterated_to());
+        let value = fio_plat::idx_to_val(fio_plat::val_to_idx(ns));
+        match bins.last_mut() {
+            Some((last, count)) if *last == value => *count += v.count_at_value(),
+            _ => bins.push((value, v.count_at_value())),
+        }
+    }
+    bins
 }
 
 /// fio's latency histogram buckets (its stat.h): values below 2^7 ns exactly; above, 64 buckets between
@@ -164,15 +169,21 @@ pub struct LatencySummary {
     pub stddev_ns: f64,
     /// (percentile, latency) at [`FIO_PERCENTILES`].
     pub percentiles_ns: Vec<(f64, u64)>,
-    /// fio's histogram (json+ "bins"), see [`LatencyRecorder::fio_bins`]; left out of serialised summaries.
+    /// Every latency recorded (three significant digits), for fio's json+ bins ([`LatencySummary::fio_bins`]) and
+    /// for merging runs' distributions; left out of serialised summaries.
     #[serde(skip)]
-    pub fio_bins: Vec<(u64, u64)>,
+    pub histogram: Histogram<u64>,
 }
 
 impl LatencySummary {
     /// The latency at one of [`FIO_PERCENTILES`].
     pub fn at(&self, percentile: f64) -> Option<u64> {
         self.percentiles_ns.iter().find(|(p, _)| *p == percentile).map(|(_, v)| *v)
+    }
+
+    /// fio's histogram (json+ "bins"), see [`LatencyRecorder::fio_bins`].
+    pub fn fio_bins(&self) -> Vec<(u64, u64)> {
+        fio_bins(&self.histogram)
     }
 }
 

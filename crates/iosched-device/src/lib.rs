@@ -5,6 +5,7 @@
 //! - [`spec`]: device specs as users write them (`simple,latency_us=100`), parsed into models.
 //! - [`volume`]: several disks concatenated into one volume (LVM linear), each with its own queue.
 
+pub mod catalogue;
 pub mod device;
 pub mod disksim;
 pub mod hdd;

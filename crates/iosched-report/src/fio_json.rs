@@ -38,7 +38,7 @@ fn latency_with_bins(summary: &LatencySummary, with_percentiles: bool, bins: boo
         m.insert("percentile".into(), Value::Object(p));
     }
     if bins && summary.count > 0 {
-        let b: Map<String, Value> = summary.fio_bins.iter().map(|(ns, n)| (ns.to_string(), json!(n))).collect();
+        let b: Map<String, Value> = summary.fio_bins().iter().map(|(ns, n)| (ns.to_string(), json!(n))).collect();
         m.insert("bins".into(), Value::Object(b));
     }
     Value::Object(m)

@@ -27,6 +27,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// List the device models (the kinds of --device spec), their presets and keys
+    Devices {
+        /// Print JSON: every kind with its form, presets and keys
+        #[arg(long)]
+        json: bool,
+    },
     /// Simulate a fio job file or a block trace through a policy on a device model
     Sim(SimArgs),
     /// How iosched reads each fio job-file option: modelled, accepted without effect (and why), or refused
@@ -177,9 +183,18 @@ pub struct SimArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = "Example: iosched sweep job.fio --policies noop,deadline,bfq --grid fifo_batch=1,16 \
---device hdd:sata7200 --device ssd:nvme --json")]
+#[command(
+    after_help = "Example: iosched sweep job.fio --policies noop,deadline,bfq --grid fifo_batch=1,16 \
+--device hdd:sata7200 --device ssd:nvme --seeds 1-3 --parquet sweep.parquet\n\
+On a cluster without Ray (a Slurm job array): 'iosched sweep ... --list' shows the points; each task runs \
+'iosched sweep ... --shard K/N --out DIR' (point i goes to shard i mod N + 1, its seed tied to the point); \
+'iosched sweep merge DIR' combines the shards into the table one run would give.",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct SweepArgs {
+    #[command(subcommand)]
+    pub command: Option<SweepCommand>,
     /// fio job files (each is one axis value)
     #[arg(required = true)]
     pub jobfiles: Vec<PathBuf>,
@@ -196,12 +211,46 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SECONDS")]
     pub runtime: Option<String>,
     /// Seed of the random streams
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, conflicts_with = "seeds")]
     pub seed: u64,
+    /// Several seeds, each point run once per seed: a list and ranges, for example 1-5 or 1,2,10-12
+    #[arg(long, value_name = "LIST")]
+    pub seeds: Option<String>,
     /// Simulations to run at once (default: the number of cores)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
-    /// Print one JSON object per point instead of a table
+    /// Print one JSON object per point instead of a table (with --list: one per point to run)
+    #[arg(long)]
+    pub json: bool,
+    /// Write the table (a row per point, job and direction, with its latency histogram) as Parquet
+    #[arg(long, value_name = "FILE")]
+    pub parquet: Option<PathBuf>,
+    /// List the points (index, job file, device, policy, settings, seed) without running them
+    #[arg(long)]
+    pub list: bool,
+    /// Run only shard K of N: the points whose index is K-1 modulo N
+    #[arg(long, value_name = "K/N", requires = "out")]
+    pub shard: Option<String>,
+    /// With --shard: the folder the shard's table goes into (shard-K-of-N.parquet), for 'iosched sweep merge'
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SweepCommand {
+    /// Combine the shards of a sweep (the folders given to --out) into its table and summary
+    Merge(SweepMergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SweepMergeArgs {
+    /// Folders of shard-K-of-N.parquet files, or the files themselves
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Write the merged table as Parquet
+    #[arg(long, value_name = "FILE")]
+    pub parquet: Option<PathBuf>,
+    /// Print the summary as JSON lines instead of a table
     #[arg(long)]
     pub json: bool,
 }

@@ -49,3 +49,11 @@ pub fn clap_exit(e: clap::Error) -> ExitCode {
         _ => ExitCode::from(2),
     }
 }
+
+/// A clap usage error as bad input with one line: clap's first (the rest is the usage line and the help hint),
+/// for callers that show one line (the Python package's exceptions).
+pub fn usage_error(e: clap::Error) -> CliError {
+    let text = e.to_string();
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+    CliError::BadInput(first.trim_start_matches("error: ").to_string())
+}

@@ -1,11 +1,8 @@
 //! `iosched`: the command line. It stays small because the libraries do the work: it parses arguments, calls
 //! them, and turns every error into one line and an exit status (2 for bad input, 1 for a failed run).
 
-mod cli;
-mod commands;
-mod error;
-
 use clap::Parser;
+use iosched::{cli, commands, error};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

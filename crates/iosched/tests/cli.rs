@@ -190,6 +190,7 @@ fn every_help_fits_100_columns() {
     let commands = [
         "",
         "policies",
+        "devices",
         "sim",
         "run",
         "insert",
@@ -243,6 +244,8 @@ fn every_table_fits_100_columns() {
         "ssd:netflix,capacity_gib=4,op=0.28,precondition=fresh",
     ]));
     outputs.push(iosched(&["policies"]));
+    outputs.push(iosched(&["devices"]));
+    outputs.push(iosched(&["sweep", job, "--policies", "noop,deadline", "--seeds", "1-3", "--list"]));
     if let Some(d) = iosched_test_data::dir("disksim") {
         let (parv, trace) = (d.join("atlas10k.parv"), d.join("atlas10k.trace"));
         let (parv, trace) = (parv.to_str().unwrap(), trace.to_str().unwrap());

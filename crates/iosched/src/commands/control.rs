@@ -25,16 +25,16 @@ pub fn configure(args: &ConfigureArgs) -> Result<(), CliError> {
     let tunables = reply["tunables"].as_object().map_or_else(String::new, |m| {
         m.iter().map(|(k, v)| format!(" {k}={}", v.as_str().unwrap_or_default())).collect()
     });
-    println!("{}: policy {}{tunables}", args.target.display(), reply["policy"].as_str().unwrap_or("?"));
+    outln!("{}: policy {}{tunables}", args.target.display(), reply["policy"].as_str().unwrap_or("?"));
     Ok(())
 }
 
 pub fn stats(args: &StatsArgs) -> Result<(), CliError> {
     let reply = control_socket::request(&args.target, &json!({"command": "stats"})).map_err(cli_error)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&reply["report"]).expect("a JSON value prints"));
+        outln!("{}", serde_json::to_string_pretty(&reply["report"]).expect("a JSON value prints"));
     } else {
-        print!("{}", reply["table"].as_str().unwrap_or_default());
+        out!("{}", reply["table"].as_str().unwrap_or_default());
     }
     Ok(())
 }

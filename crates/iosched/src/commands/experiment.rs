@@ -33,7 +33,7 @@ pub fn run(args: &ExperimentArgs) -> Result<(), CliError> {
     if args.list {
         for b in builtin::BUILT_IN {
             let e = experiment::load(b.name, Files::BuiltIn(b.files)).map_err(bad)?;
-            println!("{:<14} {}; from {}", b.name, e.description.title, e.description.source);
+            outln!("{:<14} {}; from {}", b.name, e.description.title, e.description.source);
         }
         return Ok(());
     }
@@ -98,17 +98,17 @@ pub fn run_loaded(
         eprintln!("iosched: wrote {}", path.display());
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&report::to_json(exp, &outcome)).expect("JSON serialises"));
+        outln!("{}", serde_json::to_string_pretty(&report::to_json(exp, &outcome)).expect("JSON serialises"));
     } else {
-        print!("{}", report::render(exp, &outcome));
+        out!("{}", report::render(exp, &outcome));
         let requests: u64 = outcome.runs.iter().map(|r| r.measures.requests).sum();
-        println!(
+        outln!(
             "\n{} runs, {requests} requests simulated in {:.1} s on {threads} thread(s).",
             outcome.runs.len(),
             wall.as_secs_f64()
         );
         if html_path.is_none() {
-            println!("Add --html FILE for a report with plots, --json for the figures.");
+            outln!("Add --html FILE for a report with plots, --json for the figures.");
         }
     }
     Ok(())
@@ -127,7 +127,7 @@ fn export(name: &str, exp: &Experiment, dir: &Path) -> Result<(), CliError> {
         let path = dir.join(file);
         std::fs::write(&path, text).map_err(|e| CliError::Failed(format!("cannot write {}: {e}", path.display())))?;
     }
-    println!(
+    outln!(
         "wrote {} files of {name} into {}; run it with: iosched experiment {}",
         b.files.len(),
         dir.display(),

@@ -26,27 +26,24 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
                 "refused_not_block_io": catalogue::NON_BLOCK_ENGINES,
             },
         });
-        println!("{}", serde_json::to_string_pretty(&out).expect("JSON serialises"));
+        outln!("{}", serde_json::to_string_pretty(&out).expect("JSON serialises"));
         return Ok(());
     }
-    println!("Modelled: given their fio meaning ({} options)", catalogue::SUPPORTED.len());
-    print!("{}", wrap(&catalogue::SUPPORTED.join(" "), "    ", "    "));
+    outln!("Modelled: given their fio meaning ({} options)", catalogue::SUPPORTED.len());
+    out!("{}", wrap(&catalogue::SUPPORTED.join(" "), "    ", "    "));
     let section = |title: &str, list: &[(&str, &str)]| {
-        println!("\n{title} ({} options)", list.len());
+        outln!("\n{title} ({} options)", list.len());
         let width = list.iter().map(|(name, _)| name.len()).max().unwrap_or(0).min(28);
         let under = " ".repeat(4 + width + 2);
         for (name, why) in list {
-            print!("{}", wrap(why, &format!("    {name:<width$}  "), &under));
+            out!("{}", wrap(why, &format!("    {name:<width$}  "), &under));
         }
     };
     section("Accepted without effect, and why", catalogue::ACCEPTED_WITHOUT_EFFECT);
     section("Refused, and why", &refused);
-    println!("\nEngines (ioengine=; the name is kept in reports)");
-    print!("{}", wrap(&format!("one request at a time: {}", catalogue::SYNC_ENGINES.join(" ")), "    ", "      "));
-    print!("{}", wrap(&format!("iodepth in flight: {}", catalogue::ASYNC_ENGINES.join(" ")), "    ", "      "));
-    print!(
-        "{}",
-        wrap(&format!("refused, not block I/O: {}", catalogue::NON_BLOCK_ENGINES.join(" ")), "    ", "      ")
-    );
+    outln!("\nEngines (ioengine=; the name is kept in reports)");
+    out!("{}", wrap(&format!("one request at a time: {}", catalogue::SYNC_ENGINES.join(" ")), "    ", "      "));
+    out!("{}", wrap(&format!("iodepth in flight: {}", catalogue::ASYNC_ENGINES.join(" ")), "    ", "      "));
+    out!("{}", wrap(&format!("refused, not block I/O: {}", catalogue::NON_BLOCK_ENGINES.join(" ")), "    ", "      "));
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod control;
+mod devices;
 mod experiment;
 mod fio_logs;
 mod fio_options;
@@ -11,7 +12,7 @@ mod policies;
 mod run;
 mod signals;
 mod sim;
-mod sweep;
+pub mod sweep;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -22,6 +23,7 @@ use iosched_core::registry;
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Policies { json } => policies::run(json),
+        Command::Devices { json } => devices::run(json),
         Command::Sim(args) => sim::run(&args),
         Command::FioOptions { json } => fio_options::run(json),
         Command::Run(args) => run::run(&args),

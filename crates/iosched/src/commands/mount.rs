@@ -88,7 +88,7 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
             eprintln!("iosched: metrics at http://{addr}/metrics");
         }
         if daemonized {
-            println!("ready");
+            outln!("ready");
             let _ = std::io::stdout().flush();
             let_go_of_stdout();
         }
@@ -103,7 +103,7 @@ fn start(source: &Path, mountpoint: &Path, args: &MountArgs) -> Result<(), CliEr
     if daemonized {
         eprint!("{}", table::render(&result));
     } else {
-        print!("{}", table::render(&result));
+        out!("{}", table::render(&result));
     }
     Ok(())
 }

@@ -121,19 +121,24 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                 "scenario": number, "device": r.device, "policy": r.policy, "flows": flows, "flash": flash,
                 "simulated_s": r.elapsed_ns as f64 / 1e9, "wall_s": wall,
             });
-            println!("{line}");
+            outln!("{line}");
         } else {
-            println!(
+            outln!(
                 "scenario {number} of {count}: {} requests in {:.3} s simulated ({wall:.2} s wall)",
                 r.requests_completed,
                 r.elapsed_ns as f64 / 1e9
             );
-            println!(
+            outln!(
                 "  {:<44} {:>9} {:>9} {:>9} {:>12} {:>10}",
-                "flow", "requests", "reads", "writes", "mean resp us", "IOPS"
+                "flow",
+                "requests",
+                "reads",
+                "writes",
+                "mean resp us",
+                "IOPS"
             );
             for f in &flows {
-                println!(
+                outln!(
                     "  {:<44} {:>9} {:>9} {:>9} {:>12.1} {:>10.0}",
                     f["name"].as_str().unwrap_or(""),
                     f["requests"],
@@ -145,7 +150,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             }
             let n = |k: &str| flash[k].as_f64().unwrap_or(0.0) as u64;
             if r.device_stats.iter().any(|(k, _)| k == "flash_page_reads") {
-                println!(
+                outln!(
                     "  flash: {} reads ({} for mapping), {} programs ({} for mapping), {} erases",
                     n("reads"),
                     n("mapping_reads"),

@@ -22,12 +22,12 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
             })
             .collect();
         let text = serde_json::to_string_pretty(&json!({ "policies": list })).expect("JSON serialises");
-        println!("{text}");
+        outln!("{text}");
         return Ok(());
     }
     for info in registry::policies() {
-        print!("{}", wrap(&format!("{}  {}", info.name, info.summary), "", "    "));
-        print!("{}", wrap(&format!("from {}", info.source), "    ", "      "));
+        out!("{}", wrap(&format!("{}  {}", info.name, info.summary), "", "    "));
+        out!("{}", wrap(&format!("from {}", info.source), "    ", "      "));
         let policy = (info.create)();
         let rows: Vec<[String; 3]> = policy
             .tunables()
@@ -41,16 +41,16 @@ pub fn run(as_json: bool) -> Result<(), CliError> {
             })
             .collect();
         if rows.is_empty() {
-            println!("    (no tunables)");
+            outln!("    (no tunables)");
         }
         let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
         let (name_width, default_width) = (width(0), width(1));
         // Each description wraps under itself when the line would pass 100 columns.
         let under = " ".repeat(4 + name_width + 2 + default_width + 2);
         for [name, default, description] in &rows {
-            print!("{}", wrap(description, &format!("    {name:<name_width$}  {default:<default_width$}  "), &under));
+            out!("{}", wrap(description, &format!("    {name:<name_width$}  {default:<default_width$}  "), &under));
         }
-        println!();
+        outln!();
     }
     Ok(())
 }

@@ -84,9 +84,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let out = simulate_controlled(&workload, policy, device, switches, &config, controls).map_err(super::sim_error)?;
     drop(server);
     if args.json {
-        print!("{}", fio_json::to_string(&out.result));
+        out!("{}", fio_json::to_string(&out.result));
     } else {
-        print!("{}", table::render(&out.result));
+        out!("{}", table::render(&out.result));
     }
     if STOP.load(Ordering::Relaxed) {
         return Err(CliError::Interrupted(format!(

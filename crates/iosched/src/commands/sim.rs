@@ -69,10 +69,10 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     write_outputs(args, &workload, &out)?;
     let bins = args.output_format.as_deref() == Some("json+");
     if args.json || bins || args.output_format.as_deref() == Some("json") {
-        print!("{}", fio_json::to_string_with_bins(&out.result, bins));
+        out!("{}", fio_json::to_string_with_bins(&out.result, bins));
     } else {
-        print!("{}", table::render(&out.result));
-        println!(
+        out!("{}", table::render(&out.result));
+        outln!(
             "\nsimulated {} requests in {:.3} s of wall time ({:.0} requests/s)",
             out.result.requests_completed,
             wall.as_secs_f64(),

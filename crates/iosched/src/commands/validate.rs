@@ -217,10 +217,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 })).collect::<Vec<_>>(),
             });
         }
-        println!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
+        outln!("{}", serde_json::to_string_pretty(&value).expect("JSON serialises"));
     } else {
         // Lines that can be long (paths, the list of refinements) wrap under their value at 100 columns.
-        let field = |label: &str, text: &str| print!("{}", wrap(text, &format!("{label:<11}"), &" ".repeat(11)));
+        let field = |label: &str, text: &str| out!("{}", wrap(text, &format!("{label:<11}"), &" ".repeat(11)));
         field("drive", &args.disksim);
         let on = params.refinements.enabled();
         field(
@@ -237,11 +237,11 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             None => "bucketed as DiskSim's shipped statdefs".to_string(),
         };
         field("demerit", &format!("{rms:.4} ms (as DiskSim computes it: access-time distributions {bucketed_as})"));
-        println!("           {:.4} ms (the requests' own times, not bucketed)", v.rms_exact_ms);
-        println!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
-        println!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
+        outln!("           {:.4} ms (the requests' own times, not bucketed)", v.rms_exact_ms);
+        outln!("mean       {:.3} ms simulated, {:.3} ms measured", v.mean_simulated_ms(), v.mean_measured_ms());
+        outln!("rate       {requests} requests in {wall_s:.3} s: {rate:.0} simulated requests/s");
         if has_measured {
-            print!("{}", kinds_table(&kinds));
+            out!("{}", kinds_table(&kinds));
         }
         if let Some((s, e)) = &spread {
             field(
@@ -263,7 +263,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             );
         }
         if let Some((_, _, c, _)) = &oracle {
-            print!("{}", conformance_table(c));
+            out!("{}", conformance_table(c));
         }
     }
     Ok(())
