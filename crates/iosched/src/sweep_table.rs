@@ -259,7 +259,11 @@ pub fn write_parquet(path: &Path, grid_keys: &[String], rows: &[Row]) -> Result<
     let batch = to_batch(grid_keys, rows);
     let partial = path.with_extension("parquet.partial");
     let file = std::fs::File::create(&partial).map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
-    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None)
+    // Snappy, as pyarrow writes by default: the files the Python package and the command line write are alike.
+    let properties = parquet::file::properties::WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .build();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(properties))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     writer.write(&batch).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     writer.close().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
