@@ -1,0 +1,103 @@
+"""iosched.sweep on a Ray cluster of two nodes (a head and a second `ray start --address` node on this machine):
+the same table as on threads, work on both nodes, and a worker killed mid-task loses nothing."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+import iosched
+from conftest import skip_loudly
+
+JOB = """[global]
+size=256m
+[reader]
+rw=randread
+bs=4k
+[writer]
+rw=write
+bs=64k
+ioengine=libaio
+iodepth=8
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    try:
+        import ray
+    except ImportError:
+        skip_loudly("Ray is not installed (pip install 'iosched[ray]')")
+    ray_cli = Path(sys.executable).with_name("ray")
+    port = free_port()
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    common = ["--num-cpus=1", "--disable-usage-stats"]
+    head = [str(ray_cli), "start", "--head", f"--port={port}", "--include-dashboard=false", *common]
+    subprocess.run(head, check=True, capture_output=True, env=env)
+    try:
+        worker = [str(ray_cli), "start", f"--address=127.0.0.1:{port}", *common]
+        subprocess.run(worker, check=True, capture_output=True, env=env)
+        address = f"127.0.0.1:{port}"
+        ray.init(address=address, log_to_driver=False)
+        deadline = time.monotonic() + 60
+        while len([n for n in ray.nodes() if n["Alive"]]) < 2:
+            assert time.monotonic() < deadline, "the second node did not join"
+            time.sleep(0.2)
+        yield address
+    finally:
+        ray.shutdown()
+        subprocess.run([str(ray_cli), "stop", "--force"], capture_output=True, env=env)
+
+
+@pytest.fixture
+def job(tmp_path):
+    path = tmp_path / "mix.fio"
+    path.write_text(JOB)
+    return path
+
+
+def test_ray_on_two_nodes_gives_the_threads_table(cluster, job, tmp_path):
+    axes = dict(policies=["deadline", "noop", "bfq"], devices=["hdd:sata7200"], seeds=range(1, 9), runtime="0.3")
+    threads = iosched.sweep(job, output=tmp_path / "threads.parquet", **axes)
+    on_ray = iosched.sweep(job, output=tmp_path / "ray.parquet", executor="ray", ray_address=cluster, **axes)
+    assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "threads.parquet"))
+    assert on_ray.drop(columns=[]).equals(threads)
+    assert len(on_ray.attrs["ray_nodes"]) == 2, on_ray.attrs
+
+
+def test_a_worker_killed_mid_sweep_loses_nothing(cluster, job, tmp_path):
+    axes = dict(policies=["bfq", "deadline"], devices=["hdd:sata7200"], seeds=range(1, 7), runtime="3")
+    expected = iosched.sweep(job, output=tmp_path / "threads.parquet", **axes)
+    killed = []
+
+    def kill_one_worker():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            found = subprocess.run(["pgrep", "-f", "ray::_run_point_on_node"], capture_output=True, text=True)
+            pids = found.stdout.split()
+            if pids:
+                subprocess.run(["kill", "-9", pids[0]])
+                killed.append(pids[0])
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_one_worker)
+    killer.start()
+    result = iosched.sweep(job, output=tmp_path / "ray.parquet", executor="ray", ray_address=cluster, **axes)
+    killer.join()
+    assert killed, "no worker was caught running a point"
+    assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "threads.parquet"))
+    assert result.equals(expected)
