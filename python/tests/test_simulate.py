@@ -75,9 +75,16 @@ def test_experiments_are_byte_identical_to_the_cli(name, in_repo):
     out = cli("experiment", name, "--json", "--jobs", "2")
     assert out.returncode == 0, out.stderr
     assert _cli.run(["experiment", name, "--json", "--jobs", "2"]) == out.stdout
-    result = iosched.experiment(name)
+    assert json.loads(out.stdout)["experiment"] == name
+
+
+def test_experiment_is_a_value(in_repo):
+    out = cli("experiment", "geom-sched", "--json", "--policies", "noop")
+    assert out.returncode == 0, out.stderr
+    result = iosched.experiment("geom-sched", policies=["noop"])
     assert result == json.loads(out.stdout)
-    assert result["experiment"] == name and result["results"]
+    assert result["experiment"] == "geom-sched" and result["results"]
+    assert {r["policy"] for r in result["results"]} == {"noop"}
 
 
 def test_validate_matches_the_cli():
