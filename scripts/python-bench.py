@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import socket
 import statistics
 import subprocess
@@ -78,6 +79,9 @@ def sweep_rates(runtime_s: str, seeds: int, folder: Path) -> list[dict]:
     timed("threads, 2 workers", "two.parquet", workers=2)
     ray_cli = str(Path(sys.executable).with_name("ray"))
     port = free_port()
+    # Token authentication with a fresh token shared by the nodes and this driver (as in python/tests/test_ray.py).
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     common = ["--num-cpus=1", "--disable-usage-stats"]
     subprocess.run([ray_cli, "start", "--head", f"--port={port}", "--include-dashboard=false", *common],

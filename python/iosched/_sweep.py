@@ -96,11 +96,18 @@ def _run_point(args: list[str], index: int) -> bytes:
     return bytes(_native.sweep(args, [index], 1))
 
 
-def _run_point_on_node(args: list[str], index: int) -> tuple[str, bytes]:
-    """A Ray task: the node it ran on, and the point's rows."""
+def _run_points_on_node(args: list[str], indices: list[int]) -> tuple[str, list[bytes]]:
+    """A Ray task: the node it ran on, and each point's rows (one after the other, on the task's one CPU)."""
     import ray
 
-    return ray.get_runtime_context().get_node_id(), _run_point(args, index)
+    return ray.get_runtime_context().get_node_id(), [_run_point(args, i) for i in indices]
+
+
+def _points_per_task(points: int, cpus: int) -> int:
+    """How many points a Ray task runs: enough that Ray's cost per task (scheduling, a message each way, a few
+    milliseconds of its daemons' CPU) is small beside the simulation, few enough that every CPU gets at least
+    sixteen tasks (so that the last ones do not leave CPUs idle) and that a lost worker costs little to redo."""
+    return max(1, min(8, points // (cpus * 16)))
 
 
 class _Parts:
@@ -289,10 +296,14 @@ def _run_ray(args, todo, finished, workers, address) -> None:
         raise ImportError("executor='ray' needs Ray: pip install 'iosched[ray]'") from None
     if not ray.is_initialized():
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    # A worker that dies mid-task (killed, out of memory) has its task run again elsewhere.
-    remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(_run_point_on_node)
-    in_flight_limit = workers or max(2, int(ray.cluster_resources().get("CPU", 1)) * 4)
-    queue = list(reversed(todo))
+    # A worker that dies mid-task (killed, out of memory) has its task run again elsewhere; a task's rows reach
+    # the table only when the whole task has finished, so they are written once.
+    remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(_run_points_on_node)
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    per_task = _points_per_task(len(todo), cpus)
+    in_flight_limit = workers or cpus * 4
+    queue = [todo[i : i + per_task] for i in range(0, len(todo), per_task)]
+    queue.reverse()
     in_flight: list = []
     try:
         while queue or in_flight:
@@ -300,8 +311,9 @@ def _run_ray(args, todo, finished, workers, address) -> None:
                 in_flight.append(remote.remote(args, queue.pop()))
             ready, in_flight = ray.wait(in_flight, num_returns=1)
             for ref in ready:
-                node, ipc = ray.get(ref)
-                finished(ipc, node)
+                node, tables = ray.get(ref)
+                for ipc in tables:
+                    finished(ipc, node)
     except BaseException:
         for ref in in_flight:
             ray.cancel(ref, force=True)

@@ -4,6 +4,7 @@ the same table as on threads, work on both nodes, and a worker killed mid-task l
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -38,6 +39,11 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
+    # Token authentication, as a real cluster has it: every node and this driver share one token, a fresh one so
+    # that a ~/.ray/auth_token left by another Ray session cannot make them disagree (set before Ray is
+    # imported, which reads them then).
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     try:
         import ray
     except ImportError:
@@ -61,6 +67,8 @@ def cluster(tmp_path_factory):
     finally:
         ray.shutdown()
         subprocess.run([str(ray_cli), "stop", "--force"], capture_output=True, env=env)
+        for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
+            os.environ.pop(key, None)
 
 
 @pytest.fixture
@@ -71,7 +79,8 @@ def job(tmp_path):
 
 
 def test_ray_on_two_nodes_gives_the_threads_table(cluster, job, tmp_path):
-    axes = dict(policies=["deadline", "noop", "bfq"], devices=["hdd:sata7200"], seeds=range(1, 9), runtime="0.3")
+    # 96 points: Ray tasks of three points each (_points_per_task), so a task's rows are split back into points.
+    axes = dict(policies=["deadline", "noop", "bfq"], devices=["hdd:sata7200"], seeds=range(1, 33), runtime="0.3")
     threads = iosched.sweep(job, output=tmp_path / "threads.parquet", **axes)
     on_ray = iosched.sweep(job, output=tmp_path / "ray.parquet", executor="ray", ray_address=cluster, **axes)
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "threads.parquet"))
@@ -87,7 +96,7 @@ def test_a_worker_killed_mid_sweep_loses_nothing(cluster, job, tmp_path):
     def kill_one_worker():
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not killed:
-            found = subprocess.run(["pgrep", "-f", "ray::_run_point_on_node"], capture_output=True, text=True)
+            found = subprocess.run(["pgrep", "-f", "ray::_run_points_on_node"], capture_output=True, text=True)
             pids = found.stdout.split()
             if pids:
                 subprocess.run(["kill", "-9", pids[0]])
@@ -101,3 +110,11 @@ def test_a_worker_killed_mid_sweep_loses_nothing(cluster, job, tmp_path):
     assert killed, "no worker was caught running a point"
     assert pq.read_table(tmp_path / "ray.parquet").equals(pq.read_table(tmp_path / "threads.parquet"))
     assert result.equals(expected)
+
+
+def test_tasks_hold_several_points_only_when_there_are_many():
+    from iosched._sweep import _points_per_task
+
+    assert _points_per_task(96, 2) == 3
+    assert _points_per_task(10, 2) == 1
+    assert _points_per_task(100_000, 64) == 8
