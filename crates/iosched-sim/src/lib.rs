@@ -24,6 +24,7 @@ pub mod per_member;
 pub mod source;
 pub mod steady_state;
 pub mod validate;
+pub mod verify;
 pub mod workload;
 
 pub use control::{ControlMessage, ControlReply, ControlRequest, Controls};

@@ -19,6 +19,7 @@
 //!
 //! Each step appends the requests to issue now to a buffer the engine owns and says when to be woken next.
 
+use crate::verify::VerifyLog;
 use crate::workload::TimedIo;
 use iosched_core::request::{FlowId, IoClass, Op, Request};
 use iosched_core::rng::SimRng;
@@ -179,6 +180,21 @@ pub struct JobProcess {
     /// fio's flow: the group this job shares issuing with, and how many I/Os it has issued in it.
     flow_group: Option<std::sync::Arc<FlowGroup>>,
     flow_issued: u64,
+    /// fio's verify: the written blocks to read back, and the read-back phase after the writes (of a loop).
+    verify: Option<VerifyLog>,
+    /// The writes of a loop end at this many bytes or I/Os issued (the loop's read-back follows).
+    loop_len: Option<u64>,
+    next_loop_end: u64,
+    /// The read-back phase: waiting for the writes to complete (Quiescing), then reading until done or until
+    /// its runtime (fio restarts the clock for it) is up.
+    verify_phase: VerifyPhase,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum VerifyPhase {
+    Off,
+    Quiescing,
+    Reading { until_ns: Option<u64> },
 }
 
 /// Jobs sharing a flow_id: fio keeps each one's share of the group's issued I/Os at its share of the group's
@@ -194,6 +210,16 @@ impl FlowGroup {
         let issued = self.issued.load(std::sync::atomic::Ordering::Relaxed);
         issued > 0 && (own_issued as f64 / issued as f64) > (weight as f64 / self.total_weight.max(1) as f64)
     }
+}
+
+/// What verify did in a fill.
+enum VerifyStep {
+    /// A read of a written block was issued.
+    Issued,
+    /// The read-back waits for the writes in flight.
+    Wait,
+    /// Nothing of verify's now: the job issues as usual.
+    None,
 }
 
 /// How long a job ahead of its flow share waits when flow_sleep is 0 (fio then retries at once, which a
@@ -264,6 +290,14 @@ impl JobProcess {
             steady: None,
             flow_group: None,
             flow_issued: 0,
+            verify: VerifyLog::of(job),
+            loop_len: match (limit_bytes, limit_ios) {
+                (Some(bytes), _) => Some(bytes / loops),
+                (None, Some(ios)) => Some(ios / loops),
+                (None, None) => None,
+            },
+            next_loop_end: 0,
+            verify_phase: VerifyPhase::Off,
             job: job.clone(),
         }
     }
@@ -313,7 +347,69 @@ impl JobProcess {
             && self.in_flight == 0
             && self.write_back == 0
             && self.thinking_until_ns.is_none()
-            && (self.stopped || (!self.more_data(now_ns) && self.end_flush_done()))
+            && (self.stopped || (!self.more_data(now_ns) && !self.verify_due(now_ns) && self.end_flush_done()))
+    }
+
+    /// Whether written blocks still wait to be read back after the writes.
+    fn verify_due(&self, now_ns: u64) -> bool {
+        let Some(log) = self.verify.as_ref().filter(|v| v.after_writes() && !v.is_empty()) else { return false };
+        match self.verify_phase {
+            VerifyPhase::Reading { until_ns: Some(until) } => now_ns < until && !log.is_empty(),
+            _ => true,
+        }
+    }
+
+    /// The writes of the current loop are all issued (their read-back is due before the next loop's).
+    fn loop_done(&self) -> bool {
+        let issued = if self.limit_bytes.is_some() { self.issued_bytes } else { self.issued_ios };
+        self.loop_len.is_some_and(|len| len > 0 && issued >= self.next_loop_end + len)
+    }
+
+    /// Issue a read of a written block (verify's), or say why none is issued now.
+    fn verify_step(&mut self, now_ns: u64, out: &mut Vec<Issue>) -> VerifyStep {
+        let Some(mut log) = self.verify.take() else { return VerifyStep::None };
+        let step = loop {
+            match self.verify_phase {
+                VerifyPhase::Off => {
+                    if let Some(block) = log.next_of_backlog() {
+                        break Some(block);
+                    }
+                    let writes_over = !self.more_data(now_ns) || self.loop_done();
+                    if !(writes_over && log.after_writes() && !log.is_empty()) {
+                        break None;
+                    }
+                    self.verify_phase = VerifyPhase::Quiescing;
+                }
+                VerifyPhase::Quiescing => {
+                    if self.in_flight > 0 || self.write_back > 0 {
+                        self.verify = Some(log);
+                        return VerifyStep::Wait;
+                    }
+                    // fio's do_verify restarts the job's clock: the read-back has a runtime of its own.
+                    self.verify_phase = VerifyPhase::Reading { until_ns: self.job.runtime_ns.map(|r| now_ns + r) };
+                }
+                VerifyPhase::Reading { until_ns } => {
+                    let block = if until_ns.is_some_and(|u| now_ns >= u) { None } else { log.take_next() };
+                    if block.is_none() {
+                        log.drop_rest();
+                        self.verify_phase = VerifyPhase::Off;
+                        if let Some(len) = self.loop_len {
+                            self.next_loop_end += len;
+                        }
+                    }
+                    break block;
+                }
+            }
+        };
+        self.verify = Some(log);
+        match step {
+            Some((at, len)) => {
+                let issue = self.issue(Op::Read, at, len);
+                out.push(issue);
+                VerifyStep::Issued
+            }
+            None => VerifyStep::None,
+        }
     }
 
     fn end_flush_done(&self) -> bool {
@@ -426,6 +522,19 @@ impl JobProcess {
                 let issue = self.issue(Op::Flush, 0, 0);
                 out.push(issue);
                 continue;
+            }
+            match self.verify_step(now_ns, out) {
+                VerifyStep::Issued => continue,
+                VerifyStep::Wait => return None,
+                VerifyStep::None if self.verify_phase != VerifyPhase::Off => return None,
+                VerifyStep::None if self.loop_done() && self.verify.as_ref().is_some_and(|v| v.after_writes()) => {
+                    // A loop whose writes left nothing to read back (all in flight when the check ran).
+                    if self.in_flight > 0 || self.write_back > 0 {
+                        return None;
+                    }
+                    self.next_loop_end += self.loop_len.unwrap_or(0);
+                }
+                VerifyStep::None => {}
             }
             if !self.more_data(now_ns) {
                 self.held = None;
@@ -572,6 +681,11 @@ impl JobProcess {
             self.write_back -= 1;
         } else {
             self.in_flight -= 1;
+        }
+        if req.op == Op::Write {
+            if let Some(log) = &mut self.verify {
+                log.written(req.offset_bytes, req.len_bytes);
+            }
         }
         if let Some(steady) = self.steady.as_mut().filter(|_| req.op != Op::Flush) {
             if steady.observe(now_ns, req.len_bytes) {

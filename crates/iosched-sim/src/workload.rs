@@ -169,6 +169,13 @@ impl Workload {
         for source in &self.sources {
             match source {
                 SourceSpec::Job { spec, clone, .. } => {
+                    // Checked here rather than when the file is read: a command line's --runtime gives one.
+                    if spec.time_based && spec.runtime_ns.is_none() {
+                        let location = spec.location_of("time_based").cloned().unwrap_or(spec.defined_at.clone());
+                        let message =
+                            format!("job '{}': time_based needs a runtime (runtime=, or --runtime)", spec.name);
+                        return Err(WorkloadError::AtLocation { location, message });
+                    }
                     job_region(spec, *clone, capacity_bytes)?;
                 }
                 SourceSpec::Timed { name, requests } | SourceSpec::Closed { name, requests, .. } => {
@@ -217,6 +224,7 @@ pub fn job_region(spec: &JobSpec, clone: u32, capacity_bytes: u64) -> Result<(u6
         });
     }
     let len = match (spec.size, spec.filesize) {
+        _ if spec.fill_device => capacity_bytes - start,
         (Some(size), _) => size.bytes(capacity_bytes),
         (None, Some(file)) => file.bytes(capacity_bytes).saturating_mul(spec.nrfiles.max(1) as u64),
         (None, None) => capacity_bytes - start,

@@ -264,6 +264,20 @@ pub struct JobSpec {
     pub flow_id: u32,
     pub flow_weight: u32,
     pub flow_sleep_ns: u64,
+    /// verify: the check fio runs on data read back (crc32c, md5, meta, pattern, ...; None: verify=none, fio's
+    /// default). What the job writes is read back: all of it after the writes of each loop (do_verify), and
+    /// verify_backlog_batch blocks (default verify_backlog) whenever verify_backlog written blocks wait. The
+    /// check itself is the host's work: in simulation only the reads reach the device.
+    pub verify: Option<String>,
+    pub do_verify: bool,
+    pub verify_backlog: u64,
+    pub verify_backlog_batch: u64,
+    /// fio's random map (on unless norandommap): iosched draws random offsets with replacement either way; the
+    /// flag decides the order of verify's reads (fio's write order with a map, else sorted by offset).
+    pub random_map: bool,
+    /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
+    /// device, whatever its size says.
+    pub fill_device: bool,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
     /// write_bw_log / write_iops_log: the prefixes of the bandwidth and IOPS log files.
@@ -355,6 +369,12 @@ impl Default for JobSpec {
             flow_id: 0,
             flow_weight: 0,
             flow_sleep_ns: 0,
+            verify: None,
+            do_verify: true,
+            verify_backlog: 0,
+            verify_backlog_batch: 0,
+            random_map: true,
+            fill_device: false,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

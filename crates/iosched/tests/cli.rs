@@ -161,7 +161,7 @@ fn bad_input_is_one_line_and_exit_2() {
     let good = job_file("good.fio", MIXED);
     let good = good.to_str().unwrap();
     let malformed = job_file("bad.fio", "[global]\nbs=4k\n\n[j]\nrw=read\niodepth=lots\n");
-    let unsupported = job_file("unsup.fio", "[j]\nrw=read\nverify=md5\n");
+    let unsupported = job_file("unsup.fio", "[j]\nrw=read\nverify_only=1\n");
     assert_usage_error(&["sim", good, "--bogus"], "unexpected argument '--bogus'", "iosched sim");
     assert_usage_error(&["frobnicate"], "unrecognized subcommand 'frobnicate'", "iosched <COMMAND>");
     assert_bad_input(&["sim", good, "--policy", "cfqq"], "unknown policy 'cfqq'");
@@ -173,10 +173,15 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["sim", good, "--device", "simple,latency=3"], "unknown key 'latency'");
     assert_bad_input(&["sim", good, "--device", "tape"], "unknown device kind 'tape'");
     assert_bad_input(&["sim", malformed.to_str().unwrap()], "bad.fio:6: iodepth: expected an integer");
-    assert_bad_input(&["sim", unsupported.to_str().unwrap()], "unsup.fio:3: option 'verify' is not supported");
+    assert_bad_input(&["sim", unsupported.to_str().unwrap()], "unsup.fio:3: option 'verify_only' is not supported");
     assert_bad_input(&["sim", "/nonexistent/job.fio"], "/nonexistent/job.fio: cannot read job file");
     let too_far = job_file("far.fio", "[j]\nrw=read\noffset=2t\n");
     assert_bad_input(&["sim", too_far.to_str().unwrap()], "far.fio:3: job 'j': offset");
+    // time_based without a runtime: an error where the file says it, unless the command line gives one.
+    let endless = job_file("endless.fio", "[j]\nrw=randread\nsize=1m\ntime_based\n");
+    assert_bad_input(&["sim", endless.to_str().unwrap()], "endless.fio:4: job 'j': time_based needs a runtime");
+    let out = iosched(&["sim", endless.to_str().unwrap(), "--runtime", "0.01"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     // Numbers that once panicked or wrapped.
     for wait in ["--wait=inf", "--wait=-1", "--wait=nan", "--wait=1e300"] {
         assert_bad_input(&["destroy", "/nonexistent", wait], "--wait expects seconds from 0 to 86400");

@@ -178,6 +178,10 @@ pub fn run_mount(config: MountConfig, ready: impl FnOnce(&MountInfo)) -> Result<
     let ended = match served {
         Ok(output) => match session_thread.join() {
             Err(_) => Err(MountError::Engine("the file system thread panicked".into())),
+            // The kernel ends a connection with ENODEV, or with ECONNABORTED once the FUSE_ABORT_ERROR flag was
+            // negotiated (fs/fuse/dev.c, fuse_dev_do_read): the same teardown, which fuser reports as an error
+            // in the versions before its fix (fuser pull request 708). Either way the session is over.
+            Ok(Err(e)) if e.raw_os_error() == Some(libc::ECONNABORTED) => Ok(output.result),
             Ok(Err(e)) => Err(MountError::Engine(format!("reading FUSE requests: {e}"))),
             Ok(Ok(())) => Ok(output.result),
         },

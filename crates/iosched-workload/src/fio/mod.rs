@@ -15,7 +15,7 @@ pub mod catalogue;
 pub mod values;
 
 pub use catalogue::{ACCEPTED_WITHOUT_EFFECT, REFUSED, SUPPORTED};
-use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES};
+use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES, VERIFY_METHODS};
 
 use crate::job::{
     BlockSizes, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode,
@@ -272,14 +272,26 @@ fn parse_distribution(v: &str) -> Result<Distribution, String> {
             sd_percent: parse_f64(need("sd")?, "normal:sd with 0 < sd <= 100", |d| d > 0.0 && d <= 100.0)?,
         },
         "zoned" => {
-            let mut zones = Vec::new();
+            // A zone whose size is left empty ("20/") takes what the others leave, shared evenly when several
+            // do, as fio fills an empty share (its rand-zones example ends with one).
+            let mut zones: Vec<(f64, Option<f64>)> = Vec::new();
             for zone in need("access/size:...")?.split(':').filter(|z| !z.trim().is_empty()) {
                 let (access, size) =
                     zone.split_once('/').ok_or_else(|| format!("zones as access%/size%, found '{zone}'"))?;
                 let access = parse_f64(access, "an access share from 0 to 100", |x| (0.0..=100.0).contains(&x))?;
-                let size = parse_f64(size, "a size share from 0 to 100", |x| x > 0.0 && x <= 100.0)?;
+                let size = match size.trim() {
+                    "" => None,
+                    size => Some(parse_f64(size, "a size share from 0 to 100", |x| x > 0.0 && x <= 100.0)?),
+                };
                 zones.push((access, size));
             }
+            let given: f64 = zones.iter().filter_map(|z| z.1).sum();
+            let empty = zones.iter().filter(|z| z.1.is_none()).count();
+            if empty > 0 && given >= 100.0 {
+                return Err(format!("sizes that leave room for the zones whose size is empty, found '{v}'"));
+            }
+            let zones: Vec<(f64, f64)> =
+                zones.into_iter().map(|(a, s)| (a, s.unwrap_or((100.0 - given) / empty.max(1) as f64))).collect();
             let access: f64 = zones.iter().map(|z| z.0).sum();
             let size: f64 = zones.iter().map(|z| z.1).sum();
             if zones.is_empty() || (access - 100.0).abs() > 1e-6 || size > 100.0 + 1e-6 {
@@ -388,7 +400,14 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 return Err(expected(format!("a size above 0, found '{v}'")));
             }
         }
-        "offset" => job.offset = size_or_percent(need()?).map_err(expected)?,
+        // offset=0% is the start of the device (fio's FDP example gives its first job that).
+        "offset" => {
+            let v = need()?;
+            job.offset = match v.trim().strip_suffix('%').map(str::trim) {
+                Some("0") => SizeSpec::Bytes(0),
+                _ => size_or_percent(v).map_err(expected)?,
+            }
+        }
         "offset_increment" => job.offset_increment = size_or_percent(need()?).map_err(expected)?,
         "filesize" => {
             let v = need()?;
@@ -522,7 +541,15 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "log_hist_coarseness" => job.log_hist_coarseness = parse_int(need()?, 0, 6).map_err(expected)? as u32,
         "exitall" => job.exitall = flag()?,
         "flow_id" => job.flow_id = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
-        "flow" => job.flow_weight = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32,
+        // A negative flow is fio's former signed scheme (its butterfly example pairs flow=2 with flow=-2): read
+        // as its magnitude, which gives such a pair the equal shares it had.
+        "flow" => {
+            let v = need()?;
+            let magnitude = v.trim().strip_prefix('-').unwrap_or(v);
+            job.flow_weight = parse_int(magnitude, 0, u32::MAX as u64).map_err(|_| {
+                expected(format!("an integer weight (a negative one counts as its magnitude), found '{v}'"))
+            })? as u32
+        }
         "flow_sleep" => job.flow_sleep_ns = parse_int(need()?, 0, 3_600_000_000).map_err(expected)? * 1000,
         "steadystate" | "ss" => job.steadystate = parse_steadystate(need()?).map_err(expected)?,
         "steadystate_duration" | "ss_dur" => {
@@ -542,8 +569,19 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "log_avg_msec" => job.log_avg_ms = parse_int(need()?, 0, 3_600_000).map_err(expected)?,
         k if ACCEPTED_WITHOUT_EFFECT.iter().any(|(name, _)| *name == k) => {}
         // Verification switched off asks for nothing.
-        "verify" if matches!(value, Some("0") | Some("none")) => {}
-        "do_verify" if matches!(value, Some("0")) => {}
+        "verify" => {
+            let v = need()?;
+            job.verify = match v {
+                "0" | "none" => None,
+                _ if VERIFY_METHODS.contains(&v) => Some(v.to_string()),
+                _ => return Err(expected(format!("none or one of {}, found '{v}'", VERIFY_METHODS.join(", ")))),
+            }
+        }
+        "do_verify" => job.do_verify = flag()?,
+        "verify_backlog" => job.verify_backlog = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
+        "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
+        "norandommap" => job.random_map = !flag()?,
+        "fill_device" | "fill_fs" => job.fill_device = flag()?,
         k if NON_BLOCK_OPTIONS.contains(&k) => {
             return Err(format!("option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"))
         }
@@ -571,9 +609,6 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     let fail = |option: &str, message: String| {
         Err(JobFileError { location: at(option), message: format!("job '{}': {message}", job.name) })
     };
-    if job.time_based && job.runtime_ns.is_none() {
-        return fail("time_based", "time_based needs a runtime".to_string());
-    }
     let bs = job.max_block_bytes();
     if let Some(SizeSpec::Bytes(size)) = job.size {
         if size < bs {
@@ -714,8 +749,7 @@ mod tests {
             ("[j\n", "t.fio:1: expected a section header"),
             ("[j]\nhostname=x\n", "t.fio:2: option 'hostname' belongs to a non-block"),
             ("[j]\nioengine=net\n", "t.fio:2: ioengine=net does not do block I/O"),
-            ("[j]\nverify=crc32c\n", "t.fio:2: option 'verify' is not supported"),
-            ("[j]\ntime_based\n", "t.fio:2: job 'j': time_based needs a runtime"),
+            ("[j]\nverify_only\n", "t.fio:2: option 'verify_only' is not supported"),
             ("[j]\nsize=1k\nbs=4k\n", "t.fio:2: job 'j': size 1024 is smaller"),
             ("[global]\nbs=4k\n", "t.fio:2: no jobs"),
             ("[j]\niodepth=0\n", "t.fio:2: iodepth: expected an integer from 1"),
