@@ -95,6 +95,9 @@ pub struct Request {
     pub completed_ns: u64,
     /// How the device completed it: 0, or the errno it failed with. Set with `completed_ns`.
     pub error: i32,
+    /// A read of data the same job wrote earlier, to be checked (fio's verify): a live device checks what it
+    /// reads and fails the request with EILSEQ when the data is not what was written there.
+    pub verify: bool,
 }
 
 impl Request {
@@ -113,6 +116,7 @@ impl Request {
             dispatched_ns: NOT_YET_NS,
             completed_ns: NOT_YET_NS,
             error: 0,
+            verify: false,
         }
     }
 

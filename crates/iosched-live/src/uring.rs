@@ -36,7 +36,10 @@ pub enum OpenError {
 #[derive(Clone, Copy)]
 struct InFlight {
     op: Op,
+    offset_bytes: u64,
     len_bytes: u64,
+    /// A verify read: its data is checked against the pattern writes leave (see `fill_pattern`).
+    verify: bool,
 }
 
 #[derive(Default)]
@@ -45,6 +48,8 @@ struct Counters {
     completed: u64,
     errors: u64,
     short_transfers: u64,
+    /// Verify reads whose data was not what was written there.
+    verify_failures: u64,
     /// Completions for a tag not in flight: a bug of iosched's or the kernel's, reported and counted.
     unknown_completions: u64,
 }
@@ -129,7 +134,8 @@ impl UringDevice {
 
     /// Read completed entries off the ring.
     fn reap(&mut self) {
-        let (in_flight, counters, ready) = (&mut self.in_flight, &mut self.counters, &mut self.ready);
+        let (in_flight, counters, ready, buffers) =
+            (&mut self.in_flight, &mut self.counters, &mut self.ready, &self.buffers);
         self.ring.reap(|user_data, result| {
             let tag = user_data as u32;
             let Some(req) = in_flight.get_mut(tag as usize).and_then(Option::take) else {
@@ -144,6 +150,10 @@ impl UringDevice {
             } else if matches!(req.op, Op::Read | Op::Write) && (result as u64) < req.len_bytes {
                 counters.short_transfers += 1;
                 libc::EIO
+            } else if req.verify && !holds_pattern(buffers[tag as usize].as_ref(), req.offset_bytes, req.len_bytes) {
+                // fio reports a block that fails its check with EILSEQ.
+                counters.verify_failures += 1;
+                libc::EILSEQ
             } else {
                 0
             };
@@ -212,7 +222,12 @@ impl Device for UringDevice {
                 .build(),
         }
         .user_data(u64::from(tag));
-        self.in_flight[tag as usize] = Some(InFlight { op: req.op, len_bytes: req.len_bytes });
+        self.in_flight[tag as usize] = Some(InFlight {
+            op: req.op,
+            offset_bytes: req.offset_bytes,
+            len_bytes: req.len_bytes,
+            verify: req.verify && req.op == Op::Read,
+        });
         self.counters.submitted += 1;
         // The ring has room for every tag, and a tag is reused only after its completion was reaped.
         self.ring.push(entry);
@@ -234,6 +249,7 @@ impl Device for UringDevice {
             ("completed".to_string(), StatValue::Count(c.completed)),
             ("errors".to_string(), StatValue::Count(c.errors)),
             ("short_transfers".to_string(), StatValue::Count(c.short_transfers)),
+            ("verify_failures".to_string(), StatValue::Count(c.verify_failures)),
             ("unknown_completions".to_string(), StatValue::Count(c.unknown_completions)),
             ("ring_transient_errors".to_string(), StatValue::Count(self.ring.transient_errors)),
             ("ring_enters".to_string(), StatValue::Count(self.ring.enters)),
@@ -251,6 +267,13 @@ impl Device for UringDevice {
         self.reap();
         now
     }
+}
+
+/// Whether a read's buffer holds what a write of the same place put there (`fill_pattern`).
+fn holds_pattern(buf: Option<&AlignedBuf>, offset_bytes: u64, len_bytes: u64) -> bool {
+    let Some(buf) = buf else { return false };
+    let data = buf.written(len_bytes as usize);
+    data.chunks_exact(8).enumerate().all(|(i, word)| word == (offset_bytes + 8 * i as u64).to_le_bytes())
 }
 
 /// What a write puts in its buffer: each 8-byte word holds its own byte offset in the file, so that a read can

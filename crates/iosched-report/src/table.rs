@@ -130,6 +130,23 @@ pub fn render(run: &RunResult) -> String {
     }
     out.push('\n');
     out.push_str(&columns(&rows));
+    // Jobs that failed or saw failed requests, as fio's "err=" says (a verify failure, a rate below its
+    // minimum, a device error).
+    for job in &run.jobs {
+        let failed: u64 = job.directions.iter().map(|d| d.errors).sum::<u64>() + job.flushes.errors;
+        let errno = if job.error_code != 0 {
+            job.error_code
+        } else {
+            job.directions.iter().chain([&job.flushes]).map(|d| d.first_errno).find(|e| *e != 0).unwrap_or(0)
+        };
+        if errno == 0 && failed == 0 {
+            continue;
+        }
+        let why = if job.error_message.is_empty() { String::new() } else { format!(": {}", job.error_message) };
+        let line = format!("job {} err={errno}, {failed} failed request(s){why}", cut(&job.name, JOB_NAME_WIDTH));
+        out.push_str(&wrap(&line, "", "    "));
+        out.push('\n');
+    }
     if !run.policy_stats.is_empty() {
         out.push('\n');
         wrap_pairs(&mut out, "policy stats", run.policy_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))));

@@ -768,6 +768,7 @@ impl Engine {
             dispatched_ns: NOT_YET_NS,
             completed_ns: NOT_YET_NS,
             error: 0,
+            verify: issue.verify,
         };
         self.next_request_id += 1;
         let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;

@@ -40,6 +40,8 @@ pub struct Issue {
     pub class: IoClass,
     pub level: u8,
     pub sync: bool,
+    /// A read-back of written data (fio's verify).
+    pub verify: bool,
 }
 
 /// Why a job stopped early, as fio reports it (errno and message).
@@ -188,7 +190,13 @@ pub struct JobProcess {
     /// The read-back phase: waiting for the writes to complete (Quiescing), then reading until done or until
     /// its runtime (fio restarts the clock for it) is up.
     verify_phase: VerifyPhase,
+    /// Verify reads whose data was not what the job wrote (a live device checks them), and where the first was.
+    verify_failures: u64,
+    first_verify_failure_bytes: Option<u64>,
 }
+
+/// The errno fio reports for a block that fails its check.
+const EILSEQ: i32 = 84;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VerifyPhase {
@@ -298,6 +306,8 @@ impl JobProcess {
             },
             next_loop_end: 0,
             verify_phase: VerifyPhase::Off,
+            verify_failures: 0,
+            first_verify_failure_bytes: None,
             job: job.clone(),
         }
     }
@@ -404,7 +414,7 @@ impl JobProcess {
         self.verify = Some(log);
         match step {
             Some((at, len)) => {
-                let issue = self.issue(Op::Read, at, len);
+                let issue = Issue { verify: true, ..self.issue(Op::Read, at, len) };
                 out.push(issue);
                 VerifyStep::Issued
             }
@@ -454,7 +464,7 @@ impl JobProcess {
         } else {
             self.in_flight += 1;
         }
-        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync }
+        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync, verify: false }
     }
 
     fn depth_now(&self) -> u32 {
@@ -687,6 +697,20 @@ impl JobProcess {
                 log.written(req.offset_bytes, req.len_bytes);
             }
         }
+        if req.verify && req.error == EILSEQ {
+            self.verify_failures += 1;
+            let message = format!(
+                "verify: {} block(s) read back did not hold what was written there (the first at offset {})",
+                self.verify_failures,
+                self.first_verify_failure_bytes.get_or_insert(req.offset_bytes)
+            );
+            if self.job.verify_fatal {
+                self.stop(EILSEQ, message);
+            } else {
+                // fio goes on checking the rest and reports the job failed at the end.
+                self.failure = Some(JobFailure { errno: EILSEQ, message });
+            }
+        }
         if let Some(steady) = self.steady.as_mut().filter(|_| req.op != Op::Flush) {
             if steady.observe(now_ns, req.len_bytes) {
                 self.stop(0, String::new()); // steady state reached: the job is done
@@ -771,6 +795,7 @@ fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
         class: r.class,
         level: r.level,
         sync: r.sync,
+        verify: false,
     }
 }
 

@@ -120,6 +120,7 @@ impl Inlet for Program {
                     class: IoClass::Be,
                     level: LEVEL_DEFAULT,
                     sync: true,
+                    verify: false,
                 };
                 out.push(Arrival { issue, token });
             }

@@ -272,6 +272,8 @@ pub struct JobSpec {
     pub do_verify: bool,
     pub verify_backlog: u64,
     pub verify_backlog_batch: u64,
+    /// verify_fatal: the job stops at the first block that fails its check (else it checks the rest).
+    pub verify_fatal: bool,
     /// fio's random map (on unless norandommap): iosched draws random offsets with replacement either way; the
     /// flag decides the order of verify's reads (fio's write order with a map, else sorted by offset).
     pub random_map: bool,
@@ -373,6 +375,7 @@ impl Default for JobSpec {
             do_verify: true,
             verify_backlog: 0,
             verify_backlog_batch: 0,
+            verify_fatal: false,
             random_map: true,
             fill_device: false,
             write_lat_log: None,

@@ -349,6 +349,7 @@ impl PassthroughFs {
             class: caller.class,
             level: caller.level,
             sync: true, // the program waits for every request it sends through the mount
+            verify: false,
         };
         let io = PendingIo {
             fd: handle.fd.clone(),

@@ -578,6 +578,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             }
         }
         "do_verify" => job.do_verify = flag()?,
+        "verify_fatal" => job.verify_fatal = flag()?,
         "verify_backlog" => job.verify_backlog = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "norandommap" => job.random_map = !flag()?,
