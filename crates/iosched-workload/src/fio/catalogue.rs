@@ -454,4 +454,17 @@ pub const NON_BLOCK_ENGINES: &[&str] = &[
     "guasi",
     "external",
     "page_fault",
+    // File or object stores reached through their own clients (DAOS, DDN IME, NFS), GPU transfers, RDMA.
+    "dfs",
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
+    "nfs",
+    "libcufile",
+    "libhipfile",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
+    "filexattr",
 ];
