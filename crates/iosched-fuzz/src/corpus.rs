@@ -10,7 +10,7 @@ const JOB_FILES: &[&str] = &[
     "[z]\nrw=randread\nrandom_distribution=zipf:1.1\nnumjobs=3\noffset_increment=10%\nsize=5%\nramp_time=1ms\ngroup_reporting\ncmdprio_percentage=20\n",
     "[b]\nrw=read:-8k\nbs=4k\nsize=1m\nexitall\nexit_what=all\ngtod_reduce=1\nverify=0\nioengine=io_uring_cmd\ncmd_type=nvme\n[c]\nrw=write\nrate_cycle=100\nss=bw_slope:2%\nss_dur=3\nss_ramp=1\nwrite_hist_log=h\nlog_hist_msec=10\nflow=2\nflow_id=1\nflow_sleep=100\n",
     "[v]\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\nverify_backlog=16\nverify_backlog_batch=4\nnorandommap\nloops=2\n\
-     random_distribution=zoned:50/5:30/15:20/\n[w]\nrw=read\nflow=-2\nflow_id=1\nthreads=1\nlog_prio=1\nfdp=1\n",
+     random_distribution=zoned:50/5:30/15:20/\n[w]\nrw=read\nflow=-2\nflow_id=1\nthreads=1\nlog_prio=1\nfdp=1\nzonemode=strided\nzonesize=256k\nzoneskip=1m\n",
 ];
 
 const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\

@@ -223,6 +223,8 @@ struct Engine {
     arrival_buf: Vec<Arrival>,
     /// Live only: since when the policy has held requests with nothing in flight and no timer set.
     stalled_since_ns: Option<u64>,
+    /// Jobs with a wait_for that were started (their waitee done).
+    waiter_started: Vec<u32>,
 }
 
 /// On a live engine, how long a policy may hold requests with nothing in flight and no timer set (which no later
@@ -318,7 +320,7 @@ impl Engine {
                         wave_left.resize(*w as usize + 1, 0);
                     }
                     wave_left[*w as usize] += 1;
-                    if *w == 0 {
+                    if *w == 0 && job.wait_for.is_none() {
                         wakes.push((process.start_at(0), index as u32));
                     }
                     let start = process.account_from_ns();
@@ -401,6 +403,7 @@ impl Engine {
             inlet_open: false,
             arrival_buf: Vec::new(),
             stalled_since_ns: None,
+            waiter_started: Vec::new(),
         };
         for (at, index) in wakes {
             engine.schedule(at, EventKind::SourceWake(index));
@@ -705,6 +708,7 @@ impl Engine {
         if let Some(what) = exits {
             self.exit_others(index, what);
         }
+        self.start_waiters();
         if self.wave_left[wave] > 0 || wave as u32 != self.wave {
             return;
         }
@@ -718,6 +722,9 @@ impl Engine {
             let mut wakes = Vec::new();
             for (i, s) in self.sources.iter_mut().enumerate() {
                 if let (Process::Job(job), true) = (&mut s.process, s.wave == self.wave) {
+                    if job.waits_for().is_some() {
+                        continue; // started by start_waiters once its waitee is done
+                    }
                     let start = job.start_at(now);
                     s.start_ns = job.account_from_ns();
                     s.last_completion_ns = s.start_ns;
@@ -728,6 +735,39 @@ impl Engine {
                 self.schedule(at, EventKind::SourceWake(i));
             }
             break;
+        }
+        self.start_waiters();
+    }
+
+    /// fio's wait_for: start the jobs of the running wave whose waitee's clones have all finished.
+    fn start_waiters(&mut self) {
+        if self.stopping {
+            return;
+        }
+        let now = self.now_ns;
+        let mut ready = Vec::new();
+        for (i, s) in self.sources.iter().enumerate() {
+            let Process::Job(job) = &s.process else { continue };
+            let Some(waitee) = job.waits_for() else { continue };
+            if s.done || s.wave != self.wave || self.waiter_started.contains(&(i as u32)) {
+                continue;
+            }
+            let waitee_done = self.sources.iter().all(|o| match &o.process {
+                Process::Job(j) if j.job_name() == waitee => o.done,
+                _ => true,
+            });
+            if waitee_done {
+                ready.push(i as u32);
+            }
+        }
+        for i in ready {
+            self.waiter_started.push(i);
+            let s = &mut self.sources[i as usize];
+            let Process::Job(job) = &mut s.process else { continue };
+            let start = job.start_at(now);
+            s.start_ns = job.account_from_ns();
+            s.last_completion_ns = s.start_ns;
+            self.schedule(start, EventKind::SourceWake(i));
         }
     }
 

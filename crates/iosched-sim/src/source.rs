@@ -319,6 +319,16 @@ impl JobProcess {
         self.start_ns
     }
 
+    /// The job whose clones must all have finished before this one starts (fio's wait_for).
+    pub fn waits_for(&self) -> Option<&str> {
+        self.job.wait_for.as_deref()
+    }
+
+    /// The job's name (every clone's).
+    pub fn job_name(&self) -> &str {
+        &self.job.name
+    }
+
     /// When the job starts (its wave's start plus startdelay).
     pub fn start_ns(&self) -> u64 {
         self.start_ns

@@ -101,3 +101,32 @@ fn jobs_of_a_flow_issue_in_proportion_to_their_weights() {
     // A job outside the flow group (no weight) is not held back by it.
     assert!(weighted[2] as f64 > 0.5 * free[2] as f64, "{weighted:?} against {free:?}");
 }
+
+/// wait_for: a job starts once every clone of the job it names has finished, while jobs that wait for nothing
+/// run from the start (fio's examples/waitfor.fio chains writers and readers this way).
+#[test]
+fn a_job_with_wait_for_starts_when_its_waitee_is_done_and_others_do_not_wait() {
+    let text = "[global]\nbs=4k\nioengine=psync\ndirect=1\nsize=1m\n\
+                [writers]\nrw=write\nnumjobs=2\n\
+                [readers]\nrw=randread\nwait_for=writers\n\
+                [bystander]\nrw=read\n";
+    let jobs = parse_str(text, "jobs.fio").unwrap();
+    let out = simulate(
+        &Workload::from_jobs(&jobs),
+        registry::create("noop").unwrap(),
+        parse_spec("simple,latency_us=100").unwrap(),
+        Vec::new(),
+        &SimConfig { seed: 1, record_log: true },
+    )
+    .unwrap();
+    // Sources: writers (two clones), readers, bystander.
+    let of = |source: u32| out.log.iter().filter(move |e| e.source == source);
+    let writers_done = of(0).chain(of(1)).map(|e| e.req.completed_ns).max().unwrap();
+    let readers_first = of(2).map(|e| e.req.queued_ns).min().unwrap();
+    let bystander_first = of(3).map(|e| e.req.queued_ns).min().unwrap();
+    assert!(readers_first >= writers_done, "readers start at {readers_first}, writers end at {writers_done}");
+    assert_eq!(bystander_first, 0, "a job that waits for nothing starts at once");
+    assert_eq!(of(2).count(), 256, "the waiter runs its whole size");
+    let bad = parse_str("[a]\nrw=read\nwait_for=b\n[b]\nrw=read\n", "w.fio").unwrap_err();
+    assert!(bad.to_string().contains("w.fio:3") && bad.to_string().contains("defined before"), "{bad}");
+}

@@ -174,6 +174,21 @@ pub struct IoGenerator {
     run_at: [(u32, u64); 3],
     /// trimwrite: the block just trimmed, to be written next.
     write_after_trim: Option<NextIo>,
+    /// zonemode=strided: the zone I/O stays in, and how much it has transferred there.
+    zones: Option<Strided>,
+}
+
+/// fio's zonemode=strided (io_u.c): I/O keeps to `[start, start + range)` of each file until `size` bytes were
+/// transferred there, then the zone moves `range + skip` on, wrapping to the file's start past its end. The job
+/// still transfers its whole size (fio 3.33 reading 10 MiB in 1 MiB zones with 1 MiB skips reads the five zones
+/// twice); random I/O in zones does the same here, where fio 3.33's random map ends it sooner.
+#[derive(Clone, Debug)]
+struct Strided {
+    range: u64,
+    size: u64,
+    skip: u64,
+    start: u64,
+    transferred: u64,
 }
 
 impl IoGenerator {
@@ -206,7 +221,42 @@ impl IoGenerator {
             run_left: [0; 3],
             run_at: [(0, 0); 3],
             write_after_trim: None,
+            zones: job.zone_strided.then(|| Strided {
+                range: if job.zone_range_bytes > 0 { job.zone_range_bytes } else { job.zone_size_bytes }
+                    .min(file_len_bytes),
+                size: job.zone_size_bytes.max(1),
+                skip: job.zone_skip_bytes,
+                start: 0,
+                transferred: 0,
+            }),
         }
+    }
+
+    /// The part of each file I/O may reach now: the current zone under zonemode=strided, else all of it.
+    fn window(&self) -> (u64, u64) {
+        match &self.zones {
+            Some(z) => (z.start, (z.start + z.range).min(self.file_len_bytes)),
+            None => (0, self.file_len_bytes),
+        }
+    }
+
+    /// After an I/O of `len_bytes`: under zonemode=strided, move to the next zone once this one had its share.
+    fn account_zone(&mut self, len_bytes: u64) {
+        let Some(z) = self.zones.as_mut() else { return };
+        z.transferred += len_bytes;
+        if z.transferred < z.size {
+            return;
+        }
+        z.transferred = 0;
+        z.start += z.range + z.skip;
+        if z.start + self.block_sizes.iter().map(BlockSizes::min_bytes).max().unwrap_or(1) > self.file_len_bytes {
+            z.start = 0;
+        }
+        let start = z.start;
+        for cursors in &mut self.cursors_bytes {
+            *cursors = [start; 3];
+        }
+        self.run_left = [0; 3];
     }
 
     /// The direction of the next I/O.
@@ -260,8 +310,15 @@ impl IoGenerator {
     }
 
     fn next_for(&mut self, op: Op, rng: &mut SimRng) -> NextIo {
+        let io = self.next_in_window(op, rng);
+        self.account_zone(io.len_bytes);
+        io
+    }
+
+    fn next_in_window(&mut self, op: Op, rng: &mut SimRng) -> NextIo {
         let dir = op.index();
-        let len_bytes = self.next_len(dir, rng);
+        let (lo, hi) = self.window();
+        let len_bytes = self.next_len(dir, rng).min(hi - lo);
         let file = self.next_file;
         self.next_file = if self.next_file + 1 == self.files { 0 } else { self.next_file + 1 };
         let random = self.random_percent >= 100 || (self.random_percent > 0 && rng.percent(self.random_percent));
@@ -282,8 +339,8 @@ impl IoGenerator {
                     len_bytes,
                 };
             }
-            let blocks = ((self.file_len_bytes - len_bytes) / align) + 1;
-            let at = self.pickers[dir].pick(blocks, rng) * align;
+            let blocks = ((hi - lo - len_bytes) / align) + 1;
+            let at = lo + self.pickers[dir].pick(blocks, rng) * align;
             if self.rw_suffix > 1 {
                 self.run_left[dir] = self.rw_suffix - 1;
                 self.run_at[dir] = (file, at);
@@ -293,8 +350,8 @@ impl IoGenerator {
             at
         } else {
             let cursor = &mut self.cursors_bytes[file as usize][dir];
-            if *cursor + len_bytes > self.file_len_bytes {
-                *cursor = 0;
+            if *cursor < lo || *cursor + len_bytes > hi {
+                *cursor = lo;
             }
             let at = *cursor;
             *cursor = match (at + len_bytes).checked_sub(self.rw_back_bytes) {
@@ -327,6 +384,49 @@ mod tests {
         let (mut g, mut rng) = generator(&job, 0, 64 * 4096);
         let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes / 4096).collect();
         assert_eq!(offs, vec![0, 62, 61, 60]);
+    }
+
+    /// fio 3.33's own offsets (`fio --rw=read --bs=64k --size=10m --zonemode=strided --zonesize=1m --zoneskip=1m
+    /// --write_iolog=...`): blocks 0-15, 32-47, 64-79, 96-111, 128-143 of 64 KiB, then the same again.
+    #[test]
+    fn strided_zones_read_a_zone_then_skip_as_fio_does() {
+        let job = JobSpec {
+            rw: RwMode::Read,
+            block_sizes: [BlockSizes::Fixed(65536), BlockSizes::Fixed(65536), BlockSizes::Fixed(65536)],
+            zone_strided: true,
+            zone_size_bytes: 1 << 20,
+            zone_skip_bytes: 1 << 20,
+            ..JobSpec::default()
+        };
+        let (mut g, mut rng) = generator(&job, 0, 10 << 20);
+        let blocks: Vec<u64> = (0..160).map(|_| g.next(&mut rng).offset_bytes / 65536).collect();
+        let zone = |first: u64| first..first + 16;
+        let expected: Vec<u64> = [0, 32, 64, 96, 128].iter().flat_map(|f| zone(*f)).collect();
+        assert_eq!(&blocks[..80], &expected[..]);
+        assert_eq!(&blocks[80..], &expected[..], "past the end it starts over");
+    }
+
+    #[test]
+    fn random_io_in_strided_zones_stays_in_the_zone() {
+        let job = JobSpec {
+            rw: RwMode::Read,
+            random_percent: 100,
+            block_sizes: [BlockSizes::Fixed(65536), BlockSizes::Fixed(65536), BlockSizes::Fixed(65536)],
+            zone_strided: true,
+            zone_range_bytes: 2 << 20,
+            zone_size_bytes: 1 << 20,
+            zone_skip_bytes: 1 << 20,
+            ..JobSpec::default()
+        };
+        let (mut g, mut rng) = generator(&job, 0, 10 << 20);
+        // Zones of 2 MiB every 3 MiB: 16 reads in [0, 2), 16 in [3, 5), 16 in [6, 8) MiB.
+        for zone_start_mib in [0u64, 3, 6] {
+            for _ in 0..16 {
+                let io = g.next(&mut rng);
+                let (lo, hi) = (zone_start_mib << 20, (zone_start_mib + 2) << 20);
+                assert!(io.offset_bytes >= lo && io.offset_bytes + io.len_bytes <= hi, "{io:?} outside {lo}..{hi}");
+            }
+        }
     }
 
     #[test]

@@ -280,6 +280,15 @@ pub struct JobSpec {
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
     pub fill_device: bool,
+    /// wait_for: the job starts once every clone of the named (earlier) job has finished.
+    pub wait_for: Option<String>,
+    /// zonemode=strided: I/O stays in a zone of `zone_range_bytes` (zonerange; default zonesize) until
+    /// `zone_size_bytes` (zonesize) were transferred, then skips `zone_skip_bytes` (zoneskip) past the zone's
+    /// end to the next one, wrapping at the end; the job transfers its whole size, as fio does.
+    pub zone_strided: bool,
+    pub zone_range_bytes: u64,
+    pub zone_size_bytes: u64,
+    pub zone_skip_bytes: u64,
     /// write_lat_log: the prefix of the latency log files.
     pub write_lat_log: Option<String>,
     /// write_bw_log / write_iops_log: the prefixes of the bandwidth and IOPS log files.
@@ -378,6 +387,11 @@ impl Default for JobSpec {
             verify_fatal: false,
             random_map: true,
             fill_device: false,
+            wait_for: None,
+            zone_strided: false,
+            zone_range_bytes: 0,
+            zone_size_bytes: 0,
+            zone_skip_bytes: 0,
             write_lat_log: None,
             write_bw_log: None,
             write_iops_log: None,

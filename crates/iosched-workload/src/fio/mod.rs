@@ -124,6 +124,20 @@ impl Reader {
         if let Some(Some(last)) = self.section {
             check_job(&self.jobs[last])?;
         }
+        // wait_for names a job defined before the waiter, as fio requires.
+        for (index, job) in self.jobs.iter().enumerate() {
+            if let Some(waitee) = &job.wait_for {
+                if !self.jobs[..index].iter().any(|j| &j.name == waitee) {
+                    return Err(JobFileError {
+                        location: job.location_of("wait_for").cloned().unwrap_or(job.defined_at.clone()),
+                        message: format!(
+                            "wait_for: expected the name of a job defined before '{}', found '{waitee}'",
+                            job.name
+                        ),
+                    });
+                }
+            }
+        }
         if self.jobs.is_empty() {
             return Err(JobFileError {
                 location: Location { file: file.to_string(), line: text.lines().count().max(1) },
@@ -583,6 +597,22 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "norandommap" => job.random_map = !flag()?,
         "fill_device" | "fill_fs" => job.fill_device = flag()?,
+        "wait_for" => job.wait_for = Some(need()?.to_string()),
+        "zonemode" => {
+            job.zone_strided = match need()? {
+                "none" => false,
+                "strided" => true,
+                "zbd" => {
+                    return Err("zonemode=zbd needs a zoned device model (zones with write pointers), which iosched \
+                                does not have; zonemode=strided and none are modelled"
+                        .to_string())
+                }
+                v => return Err(expected(format!("none, strided or zbd, found '{v}'"))),
+            }
+        }
+        "zonerange" => job.zone_range_bytes = parse_size(need()?).map_err(expected)?,
+        "zonesize" => job.zone_size_bytes = parse_size(need()?).map_err(expected)?,
+        "zoneskip" => job.zone_skip_bytes = parse_size(need()?).map_err(expected)?,
         k if NON_BLOCK_OPTIONS.contains(&k) => {
             return Err(format!("option '{k}' belongs to a non-block I/O engine; iosched simulates block I/O only"))
         }
@@ -611,6 +641,15 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
         Err(JobFileError { location: at(option), message: format!("job '{}': {message}", job.name) })
     };
     let bs = job.max_block_bytes();
+    if job.zone_strided {
+        if job.zone_size_bytes == 0 {
+            return fail("zonemode", "zonemode=strided needs zonesize= (the bytes to transfer in each zone)".into());
+        }
+        let range = if job.zone_range_bytes > 0 { job.zone_range_bytes } else { job.zone_size_bytes };
+        if range < bs {
+            return fail("zonerange", format!("a zone of {range} bytes is smaller than the block size {bs}"));
+        }
+    }
     if let Some(SizeSpec::Bytes(size)) = job.size {
         if size < bs {
             return fail("size", format!("size {size} is smaller than the block size {bs}"));
