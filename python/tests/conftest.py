@@ -52,3 +52,25 @@ def in_repo(monkeypatch):
     """Run with the repository as the working folder (job file paths as the CLI sees them)."""
     monkeypatch.chdir(REPO)
     return REPO
+
+
+# A random reader beside a sequential writer: the sweep tests' job file.
+MIXED_JOB = """[global]
+size=256m
+[reader]
+rw=randread
+bs=4k
+[writer]
+rw=write
+bs=64k
+ioengine=libaio
+iodepth=8
+"""
+
+
+@pytest.fixture
+def job(tmp_path):
+    """MIXED_JOB as a job file."""
+    path = tmp_path / "mix.fio"
+    path.write_text(MIXED_JOB)
+    return path

@@ -18,18 +18,6 @@ import pytest
 import iosched
 from conftest import skip_loudly
 
-JOB = """[global]
-size=256m
-[reader]
-rw=randread
-bs=4k
-[writer]
-rw=write
-bs=64k
-ioengine=libaio
-iodepth=8
-"""
-
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -69,13 +57,6 @@ def cluster(tmp_path_factory):
         subprocess.run([str(ray_cli), "stop", "--force"], capture_output=True, env=env)
         for key in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN"):
             os.environ.pop(key, None)
-
-
-@pytest.fixture
-def job(tmp_path):
-    path = tmp_path / "mix.fio"
-    path.write_text(JOB)
-    return path
 
 
 def test_ray_on_two_nodes_gives_the_threads_table(cluster, job, tmp_path):

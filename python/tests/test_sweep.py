@@ -15,17 +15,6 @@ import pytest
 import iosched
 from conftest import REPO, cli
 
-JOB = """[global]
-size=256m
-[reader]
-rw=randread
-bs=4k
-[writer]
-rw=write
-bs=64k
-ioengine=libaio
-iodepth=8
-"""
 
 AXES = dict(
     policies=["deadline", "noop"],
@@ -34,13 +23,6 @@ AXES = dict(
     seeds=[1, 2],
     runtime="0.2",
 )  # 2 devices x (2 deadline settings + noop) x 2 seeds = 12 points
-
-
-@pytest.fixture
-def job(tmp_path):
-    path = tmp_path / "mix.fio"
-    path.write_text(JOB)
-    return path
 
 
 def cli_table(job, tmp_path):

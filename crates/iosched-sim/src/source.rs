@@ -543,18 +543,21 @@ impl JobProcess {
                 out.push(issue);
                 continue;
             }
-            match self.verify_step(now_ns, out) {
-                VerifyStep::Issued => continue,
-                VerifyStep::Wait => return None,
-                VerifyStep::None if self.verify_phase != VerifyPhase::Off => return None,
-                VerifyStep::None if self.loop_done() && self.verify.as_ref().is_some_and(|v| v.after_writes()) => {
-                    // A loop whose writes left nothing to read back (all in flight when the check ran).
-                    if self.in_flight > 0 || self.write_back > 0 {
-                        return None;
+            // Only jobs that verify pay for it here (the job path is hot).
+            if self.verify.is_some() {
+                match self.verify_step(now_ns, out) {
+                    VerifyStep::Issued => continue,
+                    VerifyStep::Wait => return None,
+                    VerifyStep::None if self.verify_phase != VerifyPhase::Off => return None,
+                    VerifyStep::None if self.verify.as_ref().is_some_and(|v| v.after_writes()) && self.loop_done() => {
+                        // A loop whose writes left nothing to read back yet (all in flight when it was checked).
+                        if self.in_flight > 0 || self.write_back > 0 {
+                            return None;
+                        }
+                        self.next_loop_end += self.loop_len.unwrap_or(0);
                     }
-                    self.next_loop_end += self.loop_len.unwrap_or(0);
+                    VerifyStep::None => {}
                 }
-                VerifyStep::None => {}
             }
             if !self.more_data(now_ns) {
                 self.held = None;

@@ -68,13 +68,13 @@ impl VerifyLog {
             return;
         }
         let end = offset_bytes + len_bytes;
-        // Older entries the new block overlaps are dropped: what is on the device now is the new data.
+        // Older entries the new block overlaps are dropped: what is on the device now is the new data. Entries
+        // never overlap one another, so walking down from the block's end, the overlapping ones come first.
         let overlapping: Vec<u64> = self
             .sorted
             .range(..end)
             .rev()
-            .take_while(|(at, len)| **at + **len > offset_bytes || **at >= offset_bytes)
-            .filter(|(at, len)| **at + **len > offset_bytes)
+            .take_while(|(at, len)| **at + **len > offset_bytes)
             .map(|(at, _)| *at)
             .collect();
         for at in overlapping {
