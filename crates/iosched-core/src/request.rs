@@ -98,6 +98,9 @@ pub struct Request {
     /// A read of data the same job wrote earlier, to be checked (fio's verify): a live device checks what it
     /// reads and fails the request with EILSEQ when the data is not what was written there.
     pub verify: bool,
+    /// Forced unit access (SCSI/NVMe FUA, fio's readfua/writefua): a write completes only once its data is on
+    /// the media, and a read is served from the media, not from the drive's cache.
+    pub fua: bool,
 }
 
 impl Request {
@@ -117,6 +120,7 @@ impl Request {
             completed_ns: NOT_YET_NS,
             error: 0,
             verify: false,
+            fua: false,
         }
     }
 

@@ -210,7 +210,10 @@ impl Device for UringDevice {
                 let buf = slot.as_mut().expect("just made");
                 if req.op == Op::Write {
                     fill_pattern(&mut buf.as_mut_slice()[..len], req.offset_bytes);
-                    opcode::Write::new(fd, buf.ptr, len as u32).offset(req.offset_bytes).build()
+                    // Forced unit access: RWF_DSYNC, which Linux sends as a FUA write where the device takes
+                    // one (else as a write and a cache flush). A FUA read has no user-space form: it is a read.
+                    let flags = if req.fua { libc::RWF_DSYNC } else { 0 };
+                    opcode::Write::new(fd, buf.ptr, len as u32).offset(req.offset_bytes).rw_flags(flags).build()
                 } else {
                     opcode::Read::new(fd, buf.ptr, len as u32).offset(req.offset_bytes).build()
                 }

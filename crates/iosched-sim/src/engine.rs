@@ -809,6 +809,7 @@ impl Engine {
             completed_ns: NOT_YET_NS,
             error: 0,
             verify: issue.verify,
+            fua: issue.fua,
         };
         self.next_request_id += 1;
         let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;

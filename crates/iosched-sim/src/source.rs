@@ -24,7 +24,7 @@ use crate::workload::TimedIo;
 use iosched_core::request::{FlowId, IoClass, Op, Request};
 use iosched_core::rng::SimRng;
 use iosched_workload::generator::{IoGenerator, NextIo};
-use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess};
+use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess, SgWriteMode};
 
 /// Buffered writes a job may have outstanding before it waits: the block layer's default request-queue size
 /// (nr_requests).
@@ -42,6 +42,8 @@ pub struct Issue {
     pub sync: bool,
     /// A read-back of written data (fio's verify).
     pub verify: bool,
+    /// Forced unit access (readfua/writefua, and the sg write modes that imply it).
+    pub fua: bool,
 }
 
 /// Why a job stopped early, as fio reports it (errno and message).
@@ -460,21 +462,60 @@ impl JobProcess {
     }
 
     fn issue(&mut self, op: Op, offset_bytes: u64, len_bytes: u64) -> Issue {
+        let (class, level) = self.priority(op, len_bytes);
+        // What reaches the device: sg's write modes change the command a write sends.
+        let (op, fua) = match op {
+            Op::Read => (Op::Read, self.job.fua[0]),
+            Op::Write => match self.job.sg_write_mode {
+                SgWriteMode::Write => (Op::Write, self.job.fua[1]),
+                SgWriteMode::WriteAndVerify => (Op::Write, true),
+                SgWriteMode::WriteSame => (Op::Write, false),
+                SgWriteMode::Verify => (Op::Read, true),
+            },
+            other => (other, false),
+        };
         let sync = self.job.is_sync(op);
-        let (mut class, mut level) = (self.job.class, self.job.level);
-        if op != Op::Flush && op != Op::Trim {
-            let share = self.job.cmdprio_percent[op.index()];
-            if share > 0 && self.rng.percent(share) {
-                class = self.job.cmdprio_class;
-                level = self.job.cmdprio_level;
-            }
-        }
         if op == Op::Write && !sync {
             self.write_back += 1;
         } else {
             self.in_flight += 1;
         }
-        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync, verify: false }
+        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync, verify: false, fua }
+    }
+
+    /// The class and level of a request, as fio's cmdprio options pick them (engines/cmdprio.c): one draw of
+    /// 0..99 per request against the direction's percentage (cmdprio_percentage), or against the summed shares of
+    /// the entries for this block size (cmdprio_bssplit), the entry being the one whose running sum passes the
+    /// draw. Otherwise the job's own.
+    fn priority(&mut self, op: Op, len_bytes: u64) -> (IoClass, u8) {
+        let own = (self.job.class, self.job.level);
+        let dir = match op {
+            Op::Read => 0,
+            Op::Write => 1,
+            Op::Trim | Op::Flush => return own,
+        };
+        let (default_class, default_level) = (self.job.cmdprio_class[dir], self.job.cmdprio_level[dir]);
+        let share = self.job.cmdprio_percent[dir];
+        if share > 0 {
+            return if self.rng.below(100) < share as u64 { (default_class, default_level) } else { own };
+        }
+        let split = &self.job.cmdprio_bssplit[dir];
+        let total: u32 = split.iter().filter(|e| e.block_bytes == len_bytes).map(|e| e.percent).sum();
+        if total == 0 {
+            return own;
+        }
+        let draw = self.rng.below(100) as u32;
+        if draw >= total {
+            return own;
+        }
+        let mut running = 0;
+        for entry in split.iter().filter(|e| e.block_bytes == len_bytes) {
+            running += entry.percent;
+            if draw < running {
+                return entry.class_level.unwrap_or((default_class, default_level));
+            }
+        }
+        own
     }
 
     fn depth_now(&self) -> u32 {
@@ -809,6 +850,7 @@ fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
         level: r.level,
         sync: r.sync,
         verify: false,
+        fua: false,
     }
 }
 

@@ -216,10 +216,16 @@ pub fn job_region(spec: &JobSpec, clone: u32, capacity_bytes: u64) -> Result<(u6
         .saturating_add(spec.offset_increment.bytes(capacity_bytes).saturating_mul(clone as u64));
     if start >= capacity_bytes {
         return Err(WorkloadError::AtLocation {
-            location: at("offset"),
+            location: at(if clone > 0 { "offset_increment" } else { "offset" }),
             message: format!(
-                "job '{}': offset {start} is past the end of the device ({capacity_bytes} bytes)",
-                spec.name
+                "job '{}': {}offset {start} is past the end of the device ({capacity_bytes} bytes); the job is \
+                 written for a larger device: give one with --device (a preset's capacity_gib=)",
+                spec.name,
+                if clone > 0 {
+                    format!("clone {clone} starts at offset + {clone} x offset_increment: ")
+                } else {
+                    String::new()
+                }
             ),
         });
     }

@@ -121,6 +121,7 @@ impl Inlet for Program {
                     level: LEVEL_DEFAULT,
                     sync: true,
                     verify: false,
+                    fua: false,
                 };
                 out.push(Arrival { issue, token });
             }

@@ -17,6 +17,31 @@ pub enum RwMode {
     TrimWrite,
 }
 
+/// One entry of fio's cmdprio_bssplit: `percent` of the I/Os of `block_bytes` carry a priority, the entry's own
+/// class and level or, where the entry gives none, the job's `cmdprio_class` / `cmdprio`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CmdprioSplit {
+    pub block_bytes: u64,
+    pub percent: u32,
+    pub class_level: Option<(IoClass, u8)>,
+}
+
+/// The SCSI command fio's sg engine sends for a write (sg_write_mode), as it reaches the device model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SgWriteMode {
+    /// WRITE (and WRITE STREAM: the stream id is a placement hint the models do not use).
+    Write,
+    /// WRITE AND VERIFY: the drive writes the data to the media and checks it there before it completes;
+    /// modelled as a forced-unit-access write (the check's read-back is not timed).
+    WriteAndVerify,
+    /// WRITE SAME (with or without NDOB): one block (or none) crosses the bus and the drive writes it over the
+    /// whole range; modelled as a write of the range (the bus carries the range's length).
+    WriteSame,
+    /// VERIFY (any BYTCHK): the drive reads the range from its media and checks it; modelled as a
+    /// forced-unit-access read of the range, reported under reads (fio counts it as a write).
+    Verify,
+}
+
 /// How the I/O engine submits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Engine {
@@ -238,10 +263,18 @@ pub struct JobSpec {
     pub rate_process: RateProcess,
     pub class: IoClass,
     pub level: u8,
-    /// cmdprio_percentage: this share of I/Os (per direction) carries `cmdprio_class` / `cmdprio` instead.
+    /// cmdprio_percentage: this share of I/Os (per direction: read, write) carries `cmdprio_class` / `cmdprio`
+    /// instead.
     pub cmdprio_percent: [u32; 2],
-    pub cmdprio_class: IoClass,
-    pub cmdprio_level: u8,
+    pub cmdprio_class: [IoClass; 2],
+    pub cmdprio_level: [u8; 2],
+    /// cmdprio_bssplit, per direction: shares of the I/Os of each block size that carry a priority (exclusive
+    /// with `cmdprio_percent`).
+    pub cmdprio_bssplit: [Vec<CmdprioSplit>; 2],
+    /// readfua / writefua: every read / write is sent with forced unit access.
+    pub fua: [bool; 2],
+    /// sg_write_mode: which SCSI command the sg engine sends for a write.
+    pub sg_write_mode: SgWriteMode,
     pub distribution: Distribution,
     /// randseed: the job's own seed instead of the run's.
     pub randseed: Option<u64>,
@@ -364,8 +397,11 @@ impl Default for JobSpec {
             class: IoClass::Be,
             level: LEVEL_DEFAULT,
             cmdprio_percent: [0; 2],
-            cmdprio_class: IoClass::Rt,
-            cmdprio_level: 0,
+            cmdprio_class: [IoClass::Rt; 2],
+            cmdprio_level: [0; 2],
+            cmdprio_bssplit: [Vec::new(), Vec::new()],
+            fua: [false; 2],
+            sg_write_mode: SgWriteMode::Write,
             distribution: Distribution::Uniform,
             randseed: None,
             latency_target: None,

@@ -149,6 +149,10 @@ pub struct SimArgs {
     /// Override every job's runtime, in seconds
     #[arg(long, value_name = "SECONDS")]
     pub runtime: Option<String>,
+    /// Run only the job section NAME of the job files, as fio's --section ([global] sections still apply;
+    /// repeatable)
+    #[arg(long = "section", value_name = "NAME")]
+    pub sections: Vec<String>,
     /// Seed of the random streams: the same seed gives the same results
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -352,6 +356,10 @@ pub struct RunArgs {
     /// Override every job's runtime, in seconds
     #[arg(long)]
     pub runtime: Option<String>,
+    /// Run only the job section NAME of the job files, as fio's --section ([global] sections still apply;
+    /// repeatable)
+    #[arg(long = "section", value_name = "NAME")]
+    pub sections: Vec<String>,
     /// Seed of the random streams (offsets, sizes)
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

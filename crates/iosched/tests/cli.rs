@@ -1075,3 +1075,35 @@ fn completions_and_man_pages_come_from_the_argument_definitions() {
     assert!(page.contains("\\-\\-against\\-disksim"), "the subcommand's own options: {page}");
     assert_bad_input(&["man", "simm"], "no subcommand 'simm'; did you mean 'sim'?");
 }
+
+#[test]
+fn section_runs_only_the_named_jobs_and_environment_variables_fill_values() {
+    // fio's xnvme examples: a [default] job, and an [override] job whose values come from the environment.
+    let path = job_file(
+        "env.fio",
+        "[global]\nrw=randwrite\nsize=2M\nbs=4k\n[default]\n[override]\nrw=${IOSCHED_T_RW}\nbs=${IOSCHED_T_BS}\n",
+    );
+    let p = path.to_str().unwrap();
+    assert_bad_input(&["sim", p], "env.fio:7: rw: expected");
+    assert_bad_input(&["sim", p], "found '' (fio puts nothing for ${IOSCHED_T_RW}, which is not set)");
+    let out = iosched(&["sim", p, "--section", "default", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["jobs"].as_array().unwrap().iter().map(|j| j["jobname"].as_str().unwrap()).collect();
+    assert_eq!(names, ["default"]);
+    assert_eq!(json["jobs"][0]["write"]["total_ios"], 512);
+    let out = Command::new(env!("CARGO_BIN_EXE_iosched"))
+        .args(["sim", p, "--section", "override", "--json"])
+        .env("IOSCHED_T_RW", "randread")
+        .env("IOSCHED_T_BS", "8k")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["jobs"][0]["jobname"], "override");
+    assert_eq!(
+        (json["jobs"][0]["read"]["total_ios"].as_u64(), json["jobs"][0]["write"]["total_ios"].as_u64()),
+        (Some(256), Some(0))
+    );
+    assert_bad_input(&["sim", p, "--section", "nope"], "no job section named nope (--section)");
+}

@@ -512,8 +512,8 @@ impl Hdd {
         let after_read = self.last_was_read;
         self.settle_paused_destage(t_ns, req.op);
         let done = match req.op {
-            Op::Read => self.serve_read(t_ns, lbn, blocks, after_read, &o),
-            Op::Write => self.serve_write(t_ns, lbn, blocks, after_read, &o),
+            Op::Read => self.serve_read(t_ns, lbn, blocks, after_read, req.fua, &o),
+            Op::Write => self.serve_write(t_ns, lbn, blocks, after_read, req.fua, &o),
             Op::Trim => t_ns + o.per_request_ns + o.write_complete_ns,
             Op::Flush => {
                 // Everything in the buffer reaches the media.
@@ -530,11 +530,13 @@ impl Hdd {
         done
     }
 
-    fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
+    /// A forced-unit-access read (`fua`) is served from the media: it neither hits nor joins the buffer.
+    fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, fua: bool, o: &Overheads) -> f64 {
         // As DiskSim: every data transfer to the host starts with the data preparation overhead.
         let prep = o.data_prep_ns;
         let end = lbn + blocks;
         let c = self.p.cache;
+        let may_hit = c.enabled && !fua;
         // A read-ahead that has finished is plain data in its segment: a read of it is a hit or a partial hit
         // below, and reading on after a hit is "Read-ahead on idle hit"'s business, as for any other segment.
         if self.read_ahead.as_ref().is_some_and(|ra| ra.runs.last().is_none_or(|r| r.end_ns() <= t_ns)) {
@@ -550,7 +552,7 @@ impl Hdd {
             let valid_end = ra.valid_end(t_ns);
             let valid_start = seg.start.max(valid_end.saturating_sub(c.segment_blocks));
             let inside = lbn < valid_end || (self.p.refinements.join_at_read_ahead_frontier && lbn == valid_end);
-            c.enabled && lbn >= valid_start && inside && blocks <= c.segment_blocks
+            may_hit && lbn >= valid_start && inside && blocks <= c.segment_blocks
         });
         let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
         if beyond_limit {
@@ -593,7 +595,7 @@ impl Hdd {
         }
         // A hit in a segment?
         let hit = self.find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && end <= e);
-        if let Some(segment) = hit.filter(|_| c.enabled) {
+        if let Some(segment) = hit.filter(|_| may_hit) {
             self.touch(segment);
             self.stats.read_hits += 1;
             self.last_service = "hit";
@@ -631,7 +633,7 @@ impl Hdd {
         // Data not yet destaged counts too: a segment holds write data only where reads may hit it.
         let partial = self
             .find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && lbn < e)
-            .filter(|_| c.enabled && c.immediate_partial_hits && blocks <= c.segment_blocks);
+            .filter(|_| may_hit && c.immediate_partial_hits && blocks <= c.segment_blocks);
         // With reads_before_destage, the destage under way stops for this read and resumes after it.
         let paused = self.pause_destage(t_ns);
         // As DiskSim: while the actuator destages, the drive disconnects after the read-miss overhead even for a

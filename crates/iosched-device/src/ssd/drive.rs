@@ -90,6 +90,9 @@ struct Command {
     dram_pending: u32,
     /// Real-time class (MQSim's URGENT flows): its page reads go before other reads on a die.
     urgent: bool,
+    /// Forced unit access: a write goes to flash before it completes (past the buffer and the write cache), a
+    /// read is read from flash (not from the write cache).
+    fua: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -338,8 +341,11 @@ impl Ssd {
                     let start = c.offset_bytes.max(lpn * page);
                     let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
                     let bytes = end.saturating_sub(start).max(1) as u32;
-                    let cached =
-                        self.cache.as_mut().map(|cache| cache.holds(lpn).then(|| cache.dram(now_ns, bytes as u64)));
+                    let cached = self
+                        .cache
+                        .as_mut()
+                        .filter(|_| !c.fua)
+                        .map(|cache| cache.holds(lpn).then(|| cache.dram(now_ns, bytes as u64)));
                     if let Some(Some(at)) = cached {
                         self.schedule(at, Event::DramDone(slot));
                     } else if self.mapped_entry_cached(lpn) {
@@ -351,7 +357,7 @@ impl Ssd {
                 self.read_page_done(now_ns, slot);
             }
             Op::Write => {
-                if self.buffer_capacity_bytes == 0 || self.cache.is_some() {
+                if self.buffer_capacity_bytes == 0 || self.cache.is_some() || c.fua {
                     self.link(now_ns, slot, c.bytes, false);
                 } else if self.buffer_waiters.is_empty() && self.buffer_room(c.bytes) {
                     self.buffer_used_bytes += c.bytes;
@@ -583,7 +589,7 @@ impl Ssd {
                 self.stats.host_read_bytes += c.bytes;
                 self.complete(slot);
             }
-            Op::Write if self.cache.is_some() => {
+            Op::Write if self.cache.is_some() && !c.fua => {
                 self.stats.host_write_bytes += c.bytes;
                 if self.cache_waiters.is_empty() && self.admit_write(now_ns, slot) {
                     return;
@@ -595,7 +601,7 @@ impl Ssd {
             }
             Op::Write => {
                 self.stats.host_write_bytes += c.bytes;
-                let buffered = self.buffer_capacity_bytes > 0;
+                let buffered = self.buffer_capacity_bytes > 0 && self.cache.is_none() && !c.fua;
                 if buffered {
                     self.unprogrammed_pages += c.pages;
                     self.complete(slot);
@@ -870,6 +876,7 @@ impl Device for Ssd {
             admitted_pages: 0,
             dram_pending: 0,
             urgent: req.class == iosched_core::request::IoClass::Rt,
+            fua: req.fua,
         };
         let slot = match self.free_slots.pop() {
             Some(s) => {

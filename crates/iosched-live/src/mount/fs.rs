@@ -350,6 +350,7 @@ impl PassthroughFs {
             level: caller.level,
             sync: true, // the program waits for every request it sends through the mount
             verify: false,
+            fua: false,
         };
         let io = PendingIo {
             fd: handle.fd.clone(),

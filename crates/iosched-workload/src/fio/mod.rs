@@ -18,8 +18,8 @@ pub use catalogue::{ACCEPTED_WITHOUT_EFFECT, REFUSED, SUPPORTED};
 use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES, VERIFY_METHODS};
 
 use crate::job::{
-    BlockSizes, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess, RwMode,
-    SizeSpec, SteadyStateCriterion, WrittenOption,
+    BlockSizes, CmdprioSplit, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess,
+    RwMode, SgWriteMode, SizeSpec, SteadyStateCriterion, WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -33,8 +33,14 @@ const MAX_INCLUDE_DEPTH: usize = 16;
 
 /// Read a job file.
 pub fn parse_file(path: &Path) -> Result<Vec<JobSpec>, JobFileError> {
+    parse_file_sections(path, &[])
+}
+
+/// Read a job file's [global] sections and the jobs named in `sections` (fio's --section; empty: every job).
+/// A job's section that is not selected is skipped unread, as fio skips it.
+pub fn parse_file_sections(path: &Path, sections: &[String]) -> Result<Vec<JobSpec>, JobFileError> {
     let text = iosched_core::input::read_text(path, "job file")?;
-    let mut reader = Reader::default();
+    let mut reader = Reader { only: sections.to_vec(), ..Reader::default() };
     reader.feed(&text, &path.display().to_string(), path.parent(), 0)?;
     reader.finish(&text, &path.display().to_string())
 }
@@ -53,6 +59,10 @@ struct Reader {
     jobs: Vec<JobSpec>,
     /// The section being read: None before the first, Some(None) in [global], Some(Some(i)) in job i.
     section: Option<Option<usize>>,
+    /// The job sections to read (fio's --section); empty: all.
+    only: Vec<String>,
+    /// In a job section that `only` leaves out: its lines are skipped.
+    skipping: bool,
 }
 
 impl Reader {
@@ -72,8 +82,12 @@ impl Reader {
                 if name.is_empty() {
                     return Err(err("empty section name".to_string()));
                 }
-                if let Some(Some(previous)) = self.section {
+                if let Some(Some(previous)) = self.section.filter(|_| !self.skipping) {
                     check_job(&self.jobs[previous])?;
+                }
+                self.skipping = name != "global" && !self.only.is_empty() && !self.only.iter().any(|s| s == name);
+                if self.skipping {
+                    continue;
                 }
                 if name == "global" {
                     self.section = Some(None);
@@ -84,6 +98,9 @@ impl Reader {
                     self.jobs.push(job);
                     self.section = Some(Some(self.jobs.len() - 1));
                 }
+                continue;
+            }
+            if self.skipping {
                 continue;
             }
             if let Some(included) = line.strip_prefix("include ") {
@@ -104,12 +121,18 @@ impl Reader {
                 Some((k, v)) => (k.trim(), Some(v.trim())),
                 None => (line, None),
             };
+            let (expanded, unset) = value.map(expand_environment).unzip();
+            let value = expanded.as_deref();
+            let unset = unset.unwrap_or_default();
             let (target, in_global) = match self.section {
                 None => return Err(err(format!("option '{key}' before any [section]"))),
                 Some(None) => (&mut self.global, true),
                 Some(Some(i)) => (&mut self.jobs[i], false),
             };
-            apply_option(target, key, value).map_err(err)?;
+            apply_option(target, key, value).map_err(|e| match unset.is_empty() {
+                true => err(e),
+                false => err(format!("{e} (fio puts nothing for ${{{}}}, which is not set)", unset.join("}, ${"))),
+            })?;
             target.written.push(WrittenOption {
                 key: key.to_string(),
                 value: value.unwrap_or("").to_string(),
@@ -121,7 +144,7 @@ impl Reader {
     }
 
     fn finish(self, text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
-        if let Some(Some(last)) = self.section {
+        if let Some(Some(last)) = self.section.filter(|_| !self.skipping) {
             check_job(&self.jobs[last])?;
         }
         // wait_for names a job defined before the waiter, as fio requires.
@@ -139,13 +162,39 @@ impl Reader {
             }
         }
         if self.jobs.is_empty() {
+            let message = if self.only.is_empty() {
+                "no jobs: expected at least one [section] other than [global]".to_string()
+            } else {
+                format!("no job section named {} (--section)", self.only.join(" or "))
+            };
             return Err(JobFileError {
                 location: Location { file: file.to_string(), line: text.lines().count().max(1) },
-                message: "no jobs: expected at least one [section] other than [global]".to_string(),
+                message,
             });
         }
         Ok(self.jobs)
     }
+}
+
+/// fio's environment variables in an option's value: `${NAME}` is replaced by the variable's value, or by
+/// nothing when it is not set, as fio does. Returns the value and the names that were not set (an error in the
+/// option then names them: fio's xnvme examples need FIO_BS, FIO_RW, FIO_IODEPTH).
+fn expand_environment(value: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(value.len());
+    let mut unset = Vec::new();
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start + 2..].find('}') else { break };
+        let name = &rest[start + 2..start + 2 + len];
+        out.push_str(&rest[..start]);
+        match std::env::var(name) {
+            Ok(v) => out.push_str(&v),
+            Err(_) => unset.push(name.to_string()),
+        }
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    (out, unset)
 }
 
 /// Drop a `;` or `#` comment: a whole line, or the rest of a line after whitespace.
@@ -315,6 +364,47 @@ fn parse_distribution(v: &str) -> Result<Distribution, String> {
         }
         _ => return Err(format!("random, zipf:T, pareto:H, normal:SD or zoned:A/S:..., found '{v}'")),
     })
+}
+
+/// An I/O priority class as fio numbers them: 1 real-time, 2 best-effort, 3 idle.
+fn parse_ioprio_class(v: &str) -> Result<IoClass, String> {
+    let n = parse_int(v, 1, 3)?;
+    Ok(IoClass::from_ioprio_class(n as u32).unwrap_or(IoClass::Rt))
+}
+
+/// fio's cmdprio_bssplit: per direction (read,write; a trim list is ignored, as fio does) entries
+/// `size/percent` or `size/percent/class/level` joined by ':'; the shares of one direction add up to at most 100.
+fn parse_cmdprio_bssplit(v: &str) -> Result<[Vec<CmdprioSplit>; 2], String> {
+    let lists: Vec<&str> = v.split(',').collect();
+    if lists.len() > 3 || lists[0].trim().is_empty() {
+        return Err(format!("one to three split lists (read,write,trim), found '{v}'"));
+    }
+    let parse_list = |list: &str| -> Result<Vec<CmdprioSplit>, String> {
+        let mut out = Vec::new();
+        for entry in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
+            let fields: Vec<&str> = entry.split('/').map(str::trim).collect();
+            let class_level = match fields.len() {
+                2 => None,
+                4 => Some((parse_ioprio_class(fields[2])?, parse_int(fields[3], 0, LEVEL_MAX as u64)? as u8)),
+                _ => return Err(format!("entries size/percent or size/percent/class/level, found '{entry}'")),
+            };
+            out.push(CmdprioSplit {
+                block_bytes: nonzero_size(fields[0])?,
+                percent: parse_int(fields[1], 0, 100)? as u32,
+                class_level,
+            });
+        }
+        if out.iter().map(|e| e.percent).sum::<u32>() > 100 {
+            return Err(format!("shares that add up to at most 100, found '{list}'"));
+        }
+        Ok(out)
+    };
+    let read = parse_list(lists[0])?;
+    let write = match lists.get(1).filter(|l| !l.trim().is_empty()) {
+        Some(l) => parse_list(l)?,
+        None => read.clone(),
+    };
+    Ok([read, write])
 }
 
 /// Give one option its meaning in `job`. The error says what was expected.
@@ -495,7 +585,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "rate_iops" => {
             job.rate_iops = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
         }
-        "rate_min" => job.rate_min_bytes_per_s = per_direction(need()?, parse_size).map_err(expected)?,
+        "rate_min" | "ratemin" => job.rate_min_bytes_per_s = per_direction(need()?, parse_size).map_err(expected)?,
         "rate_iops_min" => {
             job.rate_iops_min = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
         }
@@ -524,10 +614,30 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.cmdprio_percent = [v[0] as u32, v[1] as u32];
         }
         "cmdprio_class" => {
-            let n = parse_int(need()?, 1, 3).map_err(expected)?;
-            job.cmdprio_class = IoClass::from_ioprio_class(n as u32).unwrap_or(IoClass::Rt);
+            let v = per_direction(need()?, parse_ioprio_class).map_err(expected)?;
+            job.cmdprio_class = [v[0], v[1]];
         }
-        "cmdprio" => job.cmdprio_level = parse_int(need()?, 0, LEVEL_MAX as u64).map_err(expected)? as u8,
+        "cmdprio" => {
+            let v = per_direction(need()?, |p| parse_int(p, 0, LEVEL_MAX as u64)).map_err(expected)?;
+            job.cmdprio_level = [v[0] as u8, v[1] as u8];
+        }
+        "cmdprio_bssplit" => job.cmdprio_bssplit = parse_cmdprio_bssplit(need()?).map_err(expected)?,
+        "readfua" => job.fua[0] = flag()?,
+        "writefua" => job.fua[1] = flag()?,
+        "sg_write_mode" => {
+            job.sg_write_mode = match need()? {
+                "write" | "write_stream" => SgWriteMode::Write,
+                "write_and_verify" | "verify" => SgWriteMode::WriteAndVerify,
+                "write_same" | "same" | "write_same_ndob" => SgWriteMode::WriteSame,
+                "verify_bytchk_00" | "verify_bytchk_01" | "verify_bytchk_11" => SgWriteMode::Verify,
+                v => {
+                    return Err(expected(format!(
+                        "write, write_and_verify, verify, write_same, same, write_same_ndob, verify_bytchk_00, \
+                         verify_bytchk_01, verify_bytchk_11 or write_stream, found '{v}'"
+                    )))
+                }
+            }
+        }
         "random_distribution" => job.distribution = parse_distribution(need()?).map_err(expected)?,
         "randseed" => job.randseed = Some(parse_int(need()?, 0, u64::MAX).map_err(expected)?),
         "latency_target" => {
@@ -663,6 +773,9 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     if job.thinktime_spin_ns > job.thinktime_ns {
         return fail("thinktime_spin", "thinktime_spin is longer than thinktime".to_string());
     }
+    if job.cmdprio_percent.iter().any(|p| *p > 0) && job.cmdprio_bssplit.iter().any(|s| !s.is_empty()) {
+        return fail("cmdprio_bssplit", "cmdprio_percentage and cmdprio_bssplit are exclusive".to_string());
+    }
     if job.rate_bytes_per_s.iter().any(|r| *r > 0) && job.rate_iops.iter().any(|r| *r > 0) {
         return fail("rate_iops", "rate and rate_iops are exclusive".to_string());
     }
@@ -750,7 +863,10 @@ mod tests {
         assert!(jobs[0].group_reporting && !jobs[0].stonewall);
         assert!(jobs[1].stonewall);
         assert_eq!(jobs[1].rate_iops, [50; 3]);
-        assert_eq!((jobs[1].cmdprio_percent, jobs[1].cmdprio_class, jobs[1].cmdprio_level), ([20, 20], IoClass::Rt, 3));
+        assert_eq!(
+            (jobs[1].cmdprio_percent, jobs[1].cmdprio_class, jobs[1].cmdprio_level),
+            ([20, 20], [IoClass::Rt; 2], [3, 3])
+        );
         let c = &jobs[2];
         assert!(c.new_group);
         assert_eq!(

@@ -129,12 +129,16 @@ pub fn sim_error(e: iosched_sim::SimError) -> CliError {
     }
 }
 
-/// Several fio job files as one: their jobs in order. Two jobs of the same name would make the report ambiguous.
-pub fn parse_job_files(paths: &[std::path::PathBuf]) -> Result<Vec<iosched_workload::job::JobSpec>, CliError> {
+/// Several fio job files as one: their jobs in order (only those named in `sections`, if any: fio's --section).
+/// Two jobs of the same name would make the report ambiguous.
+pub fn parse_job_files(
+    paths: &[std::path::PathBuf],
+    sections: &[String],
+) -> Result<Vec<iosched_workload::job::JobSpec>, CliError> {
     let mut jobs: Vec<iosched_workload::job::JobSpec> = Vec::new();
     for path in paths {
         // The reader refuses a file without jobs.
-        let more = iosched_workload::fio::parse_file(path).map_err(bad)?;
+        let more = iosched_workload::fio::parse_file_sections(path, sections).map_err(bad)?;
         for job in &more {
             if jobs.iter().any(|j| j.name == job.name) {
                 return Err(bad(format!(

@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
 const DEFAULT_DEPTH_CAP: u32 = 256;
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let jobs = super::parse_job_files(&args.jobfiles)?;
+    let jobs = super::parse_job_files(&args.jobfiles, &args.sections)?;
     let target = target(args, &jobs)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;

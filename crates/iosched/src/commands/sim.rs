@@ -24,7 +24,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "--iolog-filename expects a file name without spaces (fio's iolog splits at them), found '{name}'"
         )));
     }
-    let jobs = super::parse_job_files(&args.jobfiles)?;
+    let jobs = super::parse_job_files(&args.jobfiles, &args.sections)?;
     let format = match &args.format {
         Some(name) => Some(Format::from_name(name).ok_or_else(|| {
             bad(format!("--format expects one of {}, found '{name}'", Format::ALL.map(|f| f.name()).join(", ")))

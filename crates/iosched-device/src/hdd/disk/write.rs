@@ -17,13 +17,22 @@ impl Hdd {
         }
     }
 
-    pub(super) fn serve_write(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, o: &Overheads) -> f64 {
+    /// A forced-unit-access write (`fua`) completes only once it is on the media, as with write caching off.
+    pub(super) fn serve_write(
+        &mut self,
+        t_ns: f64,
+        lbn: u64,
+        blocks: u64,
+        after_read: bool,
+        fua: bool,
+        o: &Overheads,
+    ) -> f64 {
         let end = lbn + blocks;
         let c = self.p.cache;
         // As DiskSim (disk_buffer_transfer_size): at any fast write level above 0 a write completes once its data is
         // in the buffer; level 1 only restricts which queued appends may join a destage, which a drive serving one
         // command at a time never meets.
-        let fast = c.enabled && c.fast_write_level >= 1;
+        let fast = c.enabled && c.fast_write_level >= 1 && !fua;
         self.destage.retain(|r| r.end_ns() > t_ns);
         self.resumed_from = None;
         // As DiskSim: the write-hit overhead when the write completes from the buffer, else the write-miss one.

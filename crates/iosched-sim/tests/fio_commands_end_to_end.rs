@@ -1,0 +1,165 @@
+//! fio options that change the command a request reaches the device as, through the engine:
+//! - cmdprio_bssplit: the share of each block size's I/Os that carry a priority, and which one (fio's
+//!   examples/cmdprio-bssplit.fio, both of its formats);
+//! - readfua / writefua: forced unit access, which the disk and the SSD serve from and to the media;
+//! - sg_write_mode: SCSI VERIFY reaches the device as a media read, WRITE SAME and WRITE AND VERIFY as writes.
+
+use iosched_core::registry;
+use iosched_core::request::{IoClass, Op};
+use iosched_device::parse_spec;
+use iosched_sim::{simulate, SimConfig, SimOutput, Workload};
+use iosched_workload::fio::parse_str;
+
+fn run(jobs: &str, device: &str) -> SimOutput {
+    let jobs = parse_str(jobs, "jobs.fio").unwrap();
+    simulate(
+        &Workload::from_jobs(&jobs),
+        registry::create("noop").unwrap(),
+        parse_spec(device).unwrap(),
+        Vec::new(),
+        &SimConfig { seed: 1, record_log: true },
+    )
+    .unwrap()
+}
+
+/// How many requests carry each (class, level).
+type PriorityCounts = Vec<((IoClass, u8), usize)>;
+
+/// Requests of `op` and `len_bytes`, and how many of them carry each (class, level).
+fn priorities(out: &SimOutput, op: Op, len_bytes: u64) -> (usize, PriorityCounts) {
+    let mut counts: PriorityCounts = Vec::new();
+    let mut total = 0;
+    for e in out.log.iter().filter(|e| e.req.op == op && e.req.len_bytes == len_bytes) {
+        total += 1;
+        let key = (e.req.class, e.req.level);
+        match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key, 1)),
+        }
+    }
+    counts.sort();
+    (total, counts)
+}
+
+fn share(counts: &[((IoClass, u8), usize)], key: (IoClass, u8), total: usize) -> f64 {
+    counts.iter().find(|(k, _)| *k == key).map_or(0, |(_, n)| *n) as f64 / total as f64
+}
+
+const BSSPLIT: &str = "[global]\nrw=randrw\nioengine=libaio\niodepth=16\ndirect=1\nnumber_ios=6000\n\
+                       bssplit=64k/40:1024k/60,1024k/100\n";
+
+#[test]
+fn cmdprio_bssplit_gives_each_block_size_its_share_of_priorities() {
+    // The simple format: every 64 KiB read carries cmdprio_class/cmdprio; nothing else does.
+    let out = run(
+        &format!("{BSSPLIT}[simple]\ncmdprio_bssplit=64k/100:1024k/0,1024k/0\ncmdprio_class=1\ncmdprio=0\n"),
+        "simple,latency_us=50",
+    );
+    let (n, counts) = priorities(&out, Op::Read, 64 << 10);
+    assert!(n > 500, "{n} reads of 64 KiB");
+    assert_eq!(counts, vec![((IoClass::Rt, 0), n)], "every 64 KiB read is RT 0");
+    let (_, counts) = priorities(&out, Op::Read, 1 << 20);
+    assert_eq!(counts.len(), 1, "{counts:?}");
+    assert_eq!(counts[0].0, (IoClass::Be, 4), "1 MiB reads keep the job's priority");
+    let (_, counts) = priorities(&out, Op::Write, 1 << 20);
+    assert_eq!(counts[0].0, (IoClass::Be, 4));
+
+    // The advanced format, with the job's own default of BE 7: a quarter of the 64 KiB reads RT 1, three
+    // quarters IDLE 2.
+    let out = run(
+        &format!("{BSSPLIT}[adv]\nprioclass=2\nprio=7\ncmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0\n"),
+        "simple,latency_us=50",
+    );
+    let (n, counts) = priorities(&out, Op::Read, 64 << 10);
+    let (rt, idle) = (share(&counts, (IoClass::Rt, 1), n), share(&counts, (IoClass::Idle, 2), n));
+    eprintln!("64 KiB reads: {n}, RT 1 {rt:.3}, IDLE 2 {idle:.3}; {counts:?}");
+    assert!((rt - 0.25).abs() < 0.04 && (idle - 0.75).abs() < 0.04, "{counts:?}");
+    assert_eq!(counts.len(), 2, "no 64 KiB read is left at the default: {counts:?}");
+    let (_, counts) = priorities(&out, Op::Write, 1 << 20);
+    assert_eq!(counts.iter().map(|c| c.0).collect::<Vec<_>>(), vec![(IoClass::Be, 7)]);
+
+    // A share below 100 leaves the rest at the job's priority.
+    let out = run(&format!("{BSSPLIT}[part]\ncmdprio_bssplit=64k/50:1024k/10\ncmdprio_class=3,1\n"), "simple");
+    let (n, counts) = priorities(&out, Op::Read, 64 << 10);
+    let idle = share(&counts, (IoClass::Idle, 0), n);
+    assert!((idle - 0.5).abs() < 0.05, "{counts:?}");
+    let (n, counts) = priorities(&out, Op::Write, 1 << 20);
+    let rt = share(&counts, (IoClass::Rt, 0), n);
+    assert!((rt - 0.1).abs() < 0.03, "writes take the write class: {counts:?}");
+}
+
+#[test]
+fn cmdprio_bssplit_is_exclusive_with_cmdprio_percentage_and_checks_its_entries() {
+    let err = parse_str("[a]\nrw=read\ncmdprio_percentage=10\ncmdprio_bssplit=4k/10\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("exclusive"), "{err}");
+    let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/60:8k/50\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("at most 100") && err.to_string().contains("j.fio:3"), "{err}");
+    let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/10/1\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("size/percent/class/level"), "{err}");
+    let err = parse_str("[a]\nrw=write\nsg_write_mode=scramble\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("write_same_ndob"), "{err}");
+}
+
+/// Mean device time of the requests of `op`, in µs.
+fn mean_service_us(out: &SimOutput, op: Op) -> f64 {
+    let times: Vec<u64> = out.log.iter().filter(|e| e.req.op == op).map(|e| e.req.service_ns()).collect();
+    assert!(!times.is_empty(), "no {op:?} requests");
+    times.iter().sum::<u64>() as f64 / times.len() as f64 / 1e3
+}
+
+#[test]
+fn forced_unit_access_goes_to_the_media_on_a_disk() {
+    // Sequential 4 KiB writes: the drive's write cache takes them at bus speed; with writefua each one waits
+    // for the media, and consecutive blocks have just passed under the head: about a revolution each.
+    let writes = "[w]\nrw=write\nbs=4k\nsize=1m\nioengine=psync\ndirect=1\n";
+    let cached = mean_service_us(&run(writes, "hdd:sata7200"), Op::Write);
+    let fua = mean_service_us(&run(&format!("{writes}writefua=1\n"), "hdd:sata7200"), Op::Write);
+    eprintln!("4 KiB sequential writes: cached {cached:.0} µs, writefua {fua:.0} µs");
+    assert!(cached < 1000.0 && fua > 5000.0, "cached {cached:.0} µs, fua {fua:.0} µs");
+
+    // One 4 KiB block read again and again: a buffer hit each time, unless readfua sends each to the media,
+    // where the block comes round once a revolution (8.3 ms at 7200 rpm).
+    let reads = "[r]\nrw=read\nbs=4k\nsize=4k\nloops=200\nioengine=psync\ndirect=1\n";
+    let hit = mean_service_us(&run(reads, "hdd:sata7200"), Op::Read);
+    let fua = mean_service_us(&run(&format!("{reads}readfua=1\n"), "hdd:sata7200"), Op::Read);
+    eprintln!("one 4 KiB block re-read: {hit:.0} µs, readfua {fua:.0} µs");
+    assert!(hit < 500.0 && (7000.0..9500.0).contains(&fua), "hit {hit:.0} µs, fua {fua:.0} µs");
+}
+
+#[test]
+fn forced_unit_access_writes_pass_the_ssds_write_cache() {
+    let writes = "[w]\nrw=randwrite\nbs=4k\nsize=8m\nioengine=psync\ndirect=1\n";
+    let cached = mean_service_us(&run(writes, "ssd:nvme,capacity_gib=1,write_buffer_mib=64"), Op::Write);
+    let fua = mean_service_us(
+        &run(&format!("{writes}writefua=1\n"), "ssd:nvme,capacity_gib=1,write_buffer_mib=64"),
+        Op::Write,
+    );
+    eprintln!("4 KiB random writes on ssd:nvme with a 64 MiB buffer: cached {cached:.1} µs, writefua {fua:.1} µs");
+    // The program time of a page is hundreds of µs; the cache takes a page in a few.
+    assert!(fua > 5.0 * cached && fua > 100.0, "cached {cached:.1} µs, fua {fua:.1} µs");
+}
+
+#[test]
+fn sg_write_modes_reach_the_device_as_the_scsi_command_does() {
+    let job = |mode: &str| format!("[sg]\nioengine=sg\nrw=write\nbs=512\nnumber_ios=20\nsg_write_mode={mode}\n");
+    let ops = |out: &SimOutput| -> Vec<(Op, bool)> {
+        let mut v: Vec<(Op, bool)> = out.log.iter().map(|e| (e.req.op, e.req.fua)).collect();
+        v.dedup();
+        v
+    };
+    for (mode, want) in [
+        ("write", (Op::Write, false)),
+        ("write_stream", (Op::Write, false)),
+        ("write_same_ndob", (Op::Write, false)),
+        ("same", (Op::Write, false)),
+        ("write_and_verify", (Op::Write, true)),
+        ("verify", (Op::Write, true)),
+        ("verify_bytchk_00", (Op::Read, true)),
+        ("verify_bytchk_01", (Op::Read, true)),
+        ("verify_bytchk_11", (Op::Read, true)),
+    ] {
+        let out = run(&job(mode), "hdd:sata7200");
+        assert_eq!(out.log.len(), 20, "{mode}");
+        assert_eq!(ops(&out), vec![want], "{mode}");
+    }
+}
