@@ -2,7 +2,8 @@
 //! - cmdprio_bssplit: the share of each block size's I/Os that carry a priority, and which one (fio's
 //!   examples/cmdprio-bssplit.fio, both of its formats);
 //! - readfua / writefua: forced unit access, which the disk and the SSD serve from and to the media;
-//! - sg_write_mode: SCSI VERIFY reaches the device as a media read, WRITE SAME and WRITE AND VERIFY as writes.
+//! - sg_write_mode: SCSI VERIFY reaches the device as a media read, WRITE SAME and WRITE AND VERIFY as writes;
+//! - random_distribution=sequence (fio 3.40's): the offsets are the given blocks in turn, strided or not.
 
 use iosched_core::registry;
 use iosched_core::request::{IoClass, Op};
@@ -162,4 +163,25 @@ fn sg_write_modes_reach_the_device_as_the_scsi_command_does() {
         assert_eq!(out.log.len(), 20, "{mode}");
         assert_eq!(ops(&out), vec![want], "{mode}");
     }
+}
+
+#[test]
+fn a_sequence_distribution_gives_its_blocks_in_turn() {
+    // fio's examples/sequence-distribution.fio, and the offsets fio's own test (t/sequence.py) expects.
+    let job = "[global]\nioengine=null\nrw=randread\nbs=4k\nsize=48k\nio_size=24k\n\
+               [repeating]\nrandom_distribution=sequence:2,0,1\nrandom_sequence_stride=0\n\
+               [strided]\nstonewall\nrandom_sequence_stride=1\nrandom_distribution=sequence:2,0,1\n";
+    let out = run(job, "simple");
+    let blocks = |source: u32| -> Vec<u64> {
+        out.log.iter().filter(|e| e.source == source).map(|e| e.req.offset_bytes / 4096).collect()
+    };
+    assert_eq!(blocks(0), [2, 0, 1, 2, 0, 1]);
+    assert_eq!(blocks(1), [2, 0, 1, 5, 3, 4], "each round moves on by the sequence's length");
+    // Past the region's end the strided sequence wraps: 12 blocks, rounds 4 and 5 give 14 % 12 = 2, ...
+    let wrap = run(&job.replace("io_size=24k", "io_size=72k"), "simple");
+    let strided: Vec<u64> =
+        wrap.log.iter().filter(|e| e.source == 1).map(|e| e.req.offset_bytes / 4096).skip(12).collect();
+    assert_eq!(strided, [2, 0, 1, 5, 3, 4]);
+    let err = parse_str("[a]\nrw=randread\nrandom_distribution=sequence:1,x\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("sequence:i,j,... of block indices"), "{err}");
 }

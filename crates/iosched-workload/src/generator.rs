@@ -45,6 +45,13 @@ enum BlockPicker {
     },
     /// (cumulative access share, zone start fraction, zone length fraction)
     Zoned(Vec<(f64, f64, f64)>),
+    /// The given block indices in turn; with `stride`, repetition k adds k x the sequence's length. `issued`
+    /// counts the picks so far.
+    Sequence {
+        blocks: Vec<u64>,
+        stride: bool,
+        issued: u64,
+    },
 }
 
 /// Above this many terms, zeta(n) is completed by an integral (the terms change slowly there).
@@ -101,23 +108,28 @@ impl BlockPicker {
                 }
                 BlockPicker::Zoned(out)
             }
+            // random_sequence_stride alone (no sequence given) changes nothing, as in fio.
+            Distribution::Sequence { blocks, .. } if blocks.is_empty() => BlockPicker::Uniform,
+            Distribution::Sequence { blocks, stride } => {
+                BlockPicker::Sequence { blocks: blocks.clone(), stride: *stride, issued: 0 }
+            }
         }
     }
 
     /// A block index in `0..blocks`.
-    fn pick(&self, blocks: u64, rng: &mut SimRng) -> u64 {
+    fn pick(&mut self, blocks: u64, rng: &mut SimRng) -> u64 {
         if blocks <= 1 {
             return 0;
         }
         match self {
             BlockPicker::Uniform => rng.below(blocks),
-            BlockPicker::Zipf { theta, zeta_n, zeta_2, scramble } => {
+            &mut BlockPicker::Zipf { theta, zeta_n, zeta_2, scramble } => {
                 let n = blocks as f64;
                 let u = rng.unit_f64();
                 let uz = u * zeta_n;
                 let rank = if uz < 1.0 {
                     0
-                } else if uz < 1.0 + 0.5f64.powf(*theta) {
+                } else if uz < 1.0 + 0.5f64.powf(theta) {
                     1
                 } else {
                     let alpha = 1.0 / (1.0 - theta);
@@ -126,11 +138,11 @@ impl BlockPicker {
                 };
                 (mix64(rank) ^ scramble) % blocks
             }
-            BlockPicker::Pareto { power, scramble } => {
-                let rank = ((blocks - 1) as f64 * rng.unit_f64().powf(*power)) as u64;
+            &mut BlockPicker::Pareto { power, scramble } => {
+                let rank = ((blocks - 1) as f64 * rng.unit_f64().powf(power)) as u64;
                 (mix64(rank) ^ scramble) % blocks
             }
-            BlockPicker::Normal { sd_fraction } => {
+            &mut BlockPicker::Normal { sd_fraction } => {
                 // Box-Muller; redraw outside the file.
                 loop {
                     let u1 = rng.unit_f64().max(f64::MIN_POSITIVE);
@@ -148,6 +160,13 @@ impl BlockPicker {
                 let first = (zone.1 * blocks as f64) as u64;
                 let len = ((zone.2 * blocks as f64) as u64).max(1);
                 (first + rng.below(len)).min(blocks - 1)
+            }
+            BlockPicker::Sequence { blocks: sequence, stride, issued } => {
+                let len = sequence.len() as u64;
+                let (round, at) = (*issued / len, *issued % len);
+                *issued += 1;
+                let base = if *stride { round.saturating_mul(len) } else { 0 };
+                base.saturating_add(sequence[at as usize]) % blocks
             }
         }
     }

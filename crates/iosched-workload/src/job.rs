@@ -136,6 +136,13 @@ pub enum Distribution {
     },
     /// zoned: (access per cent, region per cent) pairs, in order from the region's start.
     Zoned(Vec<(f64, f64)>),
+    /// sequence:i,j,k (fio 3.40 and later): the blocks of these indices in turn, over and over; with
+    /// random_sequence_stride=1 each repetition moves on by the sequence's length (a group of blocks), wrapping
+    /// at the region's end.
+    Sequence {
+        blocks: Vec<u64>,
+        stride: bool,
+    },
 }
 
 /// rate_process.

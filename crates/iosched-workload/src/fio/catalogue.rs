@@ -69,6 +69,7 @@ pub const SUPPORTED: &[&str] = &[
     "writefua",
     "sg_write_mode",
     "random_distribution",
+    "random_sequence_stride",
     "randseed",
     "latency_target",
     "latency_window",
@@ -286,7 +287,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("num_range", "a trim of several ranges in one command: a request of iosched's has one range"),
     ("iodepth_mode", "stepped queue depths (fio newer than its 3.33 HOWTO) are not modelled"),
     ("rwmixcycle", "a deprecated option that fio itself no longer takes"),
-    ("random_sequence_stride", "random_distribution=sequence (fio newer than its 3.33 HOWTO) is not modelled"),
     (
         "experimental_verify",
         "fio's experimental verify regenerates the written offsets instead of logging them: not modelled",

@@ -362,7 +362,17 @@ fn parse_distribution(v: &str) -> Result<Distribution, String> {
             }
             Distribution::Zoned(zones)
         }
-        _ => return Err(format!("random, zipf:T, pareto:H, normal:SD or zoned:A/S:..., found '{v}'")),
+        "sequence" => {
+            let blocks = need("i,j,...")?
+                .split(',')
+                .map(|b| parse_int(b.trim(), 0, u64::MAX))
+                .collect::<Result<Vec<u64>, String>>()
+                .map_err(|e| format!("sequence:i,j,... of block indices: {e}"))?;
+            Distribution::Sequence { blocks, stride: false }
+        }
+        _ => {
+            return Err(format!("random, zipf:T, pareto:H, normal:SD, zoned:A/S:... or sequence:I,J,..., found '{v}'"))
+        }
     })
 }
 
@@ -638,7 +648,21 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 }
             }
         }
-        "random_distribution" => job.distribution = parse_distribution(need()?).map_err(expected)?,
+        "random_distribution" => {
+            let stride = matches!(job.distribution, Distribution::Sequence { stride: true, .. });
+            job.distribution = parse_distribution(need()?).map_err(expected)?;
+            if let Distribution::Sequence { stride: s, .. } = &mut job.distribution {
+                *s = stride;
+            }
+        }
+        "random_sequence_stride" => {
+            let on = flag()?;
+            match &mut job.distribution {
+                Distribution::Sequence { stride, .. } => *stride = on,
+                // Given before random_distribution: remembered in an empty sequence that the distribution fills.
+                other => *other = Distribution::Sequence { blocks: Vec::new(), stride: on },
+            }
+        }
         "randseed" => job.randseed = Some(parse_int(need()?, 0, u64::MAX).map_err(expected)?),
         "latency_target" => {
             let target_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?;
