@@ -11,6 +11,10 @@ const JOB_FILES: &[&str] = &[
     "[b]\nrw=read:-8k\nbs=4k\nsize=1m\nexitall\nexit_what=all\ngtod_reduce=1\nverify=0\nioengine=io_uring_cmd\ncmd_type=nvme\n[c]\nrw=write\nrate_cycle=100\nss=bw_slope:2%\nss_dur=3\nss_ramp=1\nwrite_hist_log=h\nlog_hist_msec=10\nflow=2\nflow_id=1\nflow_sleep=100\n",
     "[v]\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\nverify_backlog=16\nverify_backlog_batch=4\nnorandommap\nloops=2\n\
      random_distribution=zoned:50/5:30/15:20/\n[w]\nrw=read\nflow=-2\nflow_id=1\nthreads=1\nlog_prio=1\nfdp=1\nzonemode=strided\nzonesize=256k\nzoneskip=1m\n",
+    "[global]\nrw=randrw\nbssplit=64k/40:1m/60,1m\niodepth=4\n[p]\ncmdprio_bssplit=64k/25/1/1:64k/75/3/2:1m/0,1m/0\n\
+     cmdprio_class=1,3\ncmdprio=0,7\nreadfua=1\n[s]\nioengine=sg\nrw=write\nbs=512\nnumber_ios=20\n\
+     sg_write_mode=verify_bytchk_01\nwritefua=1\n[q]\nrw=randread\nsize=48k\nrandom_sequence_stride=1\n\
+     random_distribution=sequence:2,0,1\nratemin=1k\n",
 ];
 
 const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\
