@@ -34,12 +34,11 @@ impl VerifyLog {
         if !job.do_verify && job.verify_backlog == 0 {
             return None;
         }
-        let random = job.random_percent > 0;
         Some(VerifyLog {
             after_writes: job.do_verify,
             backlog: job.verify_backlog,
             backlog_batch: if job.verify_backlog_batch > 0 { job.verify_backlog_batch } else { job.verify_backlog },
-            in_order: (random && job.random_map).then(VecDeque::new),
+            in_order: job.keeps_random_map().then(VecDeque::new),
             sorted: BTreeMap::new(),
             batch_left: 0,
         })

@@ -15,6 +15,7 @@
 //!   changes which blocks repeat, not the rate or the spread.
 
 use crate::job::{BlockSizes, Distribution, JobSpec, RwMode};
+use crate::random_map::RandomMap;
 use iosched_core::request::Op;
 use iosched_core::rng::SimRng;
 
@@ -195,6 +196,9 @@ pub struct IoGenerator {
     write_after_trim: Option<NextIo>,
     /// zonemode=strided: the zone I/O stays in, and how much it has transferred there.
     zones: Option<Strided>,
+    /// fio's random map, one per file, when the job keeps one (see [`RandomMap`]), and its block size.
+    maps: Vec<RandomMap>,
+    map_block_bytes: u64,
 }
 
 /// fio's zonemode=strided (io_u.c): I/O keeps to `[start, start + range)` of each file until `size` bytes were
@@ -222,6 +226,13 @@ impl IoGenerator {
             let blocks = (file_len_bytes / align_bytes[d].max(1)).max(1);
             BlockPicker::new(&job.distribution, blocks, rng)
         });
+        // The map's block is the smallest block size, as fio's.
+        let map_block_bytes = job.block_sizes.iter().map(BlockSizes::min_bytes).min().unwrap_or(1).max(1);
+        let maps = if job.keeps_random_map() {
+            vec![RandomMap::new((file_len_bytes / map_block_bytes).max(1)); files as usize]
+        } else {
+            Vec::new()
+        };
         IoGenerator {
             rw: job.rw,
             random_percent: job.random_percent,
@@ -248,6 +259,8 @@ impl IoGenerator {
                 start: 0,
                 transferred: 0,
             }),
+            maps,
+            map_block_bytes,
         }
     }
 
@@ -359,7 +372,28 @@ impl IoGenerator {
                 };
             }
             let blocks = ((hi - lo - len_bytes) / align) + 1;
-            let at = lo + self.pickers[dir].pick(blocks, rng) * align;
+            let mut at = lo + self.pickers[dir].pick(blocks, rng) * align;
+            if let Some(map) = self.maps.get_mut(file as usize) {
+                // A used block gives way to the next free one; a full map starts a new pass.
+                if map.is_full() {
+                    map.clear();
+                }
+                let unit = self.map_block_bytes;
+                let block = map.free_from(at / unit).expect("a map with room has a free block");
+                at = block * unit;
+                let marked = map.mark(block, len_bytes.div_ceil(unit));
+                let len_bytes = len_bytes.min(marked * unit);
+                if self.rw_suffix > 1 {
+                    self.run_left[dir] = self.rw_suffix - 1;
+                    self.run_at[dir] = (file, at);
+                }
+                self.cursors_bytes[file as usize][dir] = at + len_bytes;
+                return NextIo {
+                    op,
+                    offset_bytes: self.region_start_bytes + file as u64 * self.file_len_bytes + at,
+                    len_bytes,
+                };
+            }
             if self.rw_suffix > 1 {
                 self.run_left[dir] = self.rw_suffix - 1;
                 self.run_at[dir] = (file, at);
@@ -379,6 +413,10 @@ impl IoGenerator {
                 // Backwards past the start: on from the end, as fio wraps a negative increment.
                 None => self.file_len_bytes.saturating_sub(self.rw_back_bytes).min(self.file_len_bytes - len_bytes),
             };
+            // fio marks the blocks of every I/O of a job that has random I/O, sequential ones too.
+            if let Some(map) = self.maps.get_mut(file as usize) {
+                map.mark(at / self.map_block_bytes, len_bytes.div_ceil(self.map_block_bytes));
+            }
             at
         };
         NextIo { op, offset_bytes: self.region_start_bytes + file as u64 * self.file_len_bytes + relative, len_bytes }

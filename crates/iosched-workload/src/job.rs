@@ -314,8 +314,9 @@ pub struct JobSpec {
     pub verify_backlog_batch: u64,
     /// verify_fatal: the job stops at the first block that fails its check (else it checks the rest).
     pub verify_fatal: bool,
-    /// fio's random map (on unless norandommap): iosched draws random offsets with replacement either way; the
-    /// flag decides the order of verify's reads (fio's write order with a map, else sorted by offset).
+    /// fio's random map (on unless norandommap): uniform random I/O uses each block once per pass (see
+    /// `random_map`); the flag also decides the order of verify's reads (fio's write order with a map, else
+    /// sorted by offset).
     pub random_map: bool,
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
@@ -465,6 +466,18 @@ impl JobSpec {
             Op::Write => self.direct || self.sync_writes,
             Op::Read | Op::Trim | Op::Flush => true,
         }
+    }
+
+    /// Whether the job keeps fio's random map: random I/O, unless norandommap, a distribution other than uniform,
+    /// or a blockalign other than the block size turns it off (fio's init.c); not under zonemode=strided here.
+    pub fn keeps_random_map(&self) -> bool {
+        let aligned_to_size =
+            self.block_align_bytes.is_none_or(|a| (0..3).all(|d| a[d] == self.block_sizes[d].min_bytes().max(1)));
+        self.random_map
+            && self.random_percent > 0
+            && self.distribution == Distribution::Uniform
+            && aligned_to_size
+            && !self.zone_strided
     }
 
     /// Whether a write of this job is write-back: the job does not wait for it.

@@ -140,7 +140,7 @@ pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
     ("ioscheduler", "iosched's policy is the one given with --policy; a job's ioscheduler= is not applied"),
     ("unified_rw_reporting", "reports keep reads, writes and trims apart"),
     ("allrandrepeat", "simulations always repeat for the same seed"),
-    ("softrandommap", "random offsets are drawn with replacement anyway"),
+    ("softrandommap", "the random map is never short of memory here (it is kept in chunks as touched)"),
     ("write_hint", "a lifetime hint the device models do not use"),
     ("stream_id", "a stream hint the device models do not use"),
     ("zero_buffers", "data contents do not change timing in the models"),
