@@ -229,7 +229,7 @@ impl IoGenerator {
         // The map's block is the smallest block size, as fio's.
         let map_block_bytes = job.block_sizes.iter().map(BlockSizes::min_bytes).min().unwrap_or(1).max(1);
         let maps = if job.keeps_random_map() {
-            vec![RandomMap::new((file_len_bytes / map_block_bytes).max(1)); files as usize]
+            (0..files).map(|_| RandomMap::new((file_len_bytes / map_block_bytes).max(1))).collect()
         } else {
             Vec::new()
         };

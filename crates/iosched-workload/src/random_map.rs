@@ -4,24 +4,22 @@
 //! used and is cut there (mark_random_map). When every block is used the pass is over and the map starts again
 //! (fio starts a new pass per loop, or, time-based, when the map is full).
 //!
-//! fio keeps one bit per block in a multi-level bitmap of the whole file; here the bits are kept in chunks
-//! allocated when first touched, so that a short job on a large device costs memory in proportion to what it
-//! touches, with a count per chunk so that full chunks are skipped when searching.
+//! fio keeps one bit per block in a multi-level bitmap of the whole file; here the bits are kept in chunks of
+//! 512 blocks allocated when first touched (an index of 4 bytes per chunk, zeroed lazily by the allocator), so
+//! that random I/O over a large region costs memory and time in proportion to what it touches, with a count
+//! per chunk so that full chunks are skipped when searching.
 
-/// Bits per chunk (4 KiB of bitmap).
-const CHUNK_BITS: u64 = 1 << 15;
+/// Blocks per chunk (64 bytes of bitmap).
+const CHUNK_BITS: u64 = 512;
 const WORDS: usize = (CHUNK_BITS / 64) as usize;
-
-#[derive(Clone, Debug)]
-struct Chunk {
-    words: Box<[u64; WORDS]>,
-    used: u32,
-}
 
 #[derive(Clone, Debug)]
 pub struct RandomMap {
     blocks: u64,
-    chunks: Vec<Option<Chunk>>,
+    /// Per chunk: 0 untouched (all free), else 1 + its place in `chunks`.
+    index: Vec<u32>,
+    /// Touched chunks: their bits and how many are set.
+    chunks: Vec<([u64; WORDS], u32)>,
     used: u64,
 }
 
@@ -29,12 +27,19 @@ impl RandomMap {
     /// A map of `blocks` blocks, all free.
     pub fn new(blocks: u64) -> RandomMap {
         let chunks = blocks.div_ceil(CHUNK_BITS) as usize;
-        RandomMap { blocks, chunks: vec![None; chunks], used: 0 }
+        RandomMap { blocks, index: vec![0; chunks], chunks: Vec::new(), used: 0 }
+    }
+
+    fn chunk(&self, c: usize) -> Option<&([u64; WORDS], u32)> {
+        match self.index[c] {
+            0 => None,
+            i => Some(&self.chunks[i as usize - 1]),
+        }
     }
 
     pub fn is_used(&self, block: u64) -> bool {
         let (c, w, b) = Self::place(block);
-        self.chunks[c].as_ref().is_some_and(|ch| ch.words[w] & (1 << b) != 0)
+        self.chunk(c).is_some_and(|ch| ch.0[w] & (1 << b) != 0)
     }
 
     fn place(block: u64) -> (usize, usize, u32) {
@@ -59,12 +64,12 @@ impl RandomMap {
         while at < to {
             let (c, w, b) = Self::place(at);
             let chunk_end = ((c as u64 + 1) * CHUNK_BITS).min(to);
-            match &self.chunks[c] {
+            match self.chunk(c) {
                 None => return Some(at),
-                Some(ch) if ch.used as u64 == CHUNK_BITS => {}
+                Some(ch) if ch.1 as u64 == CHUNK_BITS => {}
                 Some(ch) => {
                     let mut word = w;
-                    let mut free = !ch.words[word] & (u64::MAX << b);
+                    let mut free = !ch.0[word] & (u64::MAX << b);
                     loop {
                         if free != 0 {
                             let found = c as u64 * CHUNK_BITS + word as u64 * 64 + free.trailing_zeros() as u64;
@@ -74,7 +79,7 @@ impl RandomMap {
                         if word == WORDS || (c as u64 * CHUNK_BITS + word as u64 * 64) >= chunk_end {
                             break;
                         }
-                        free = !ch.words[word];
+                        free = !ch.0[word];
                     }
                 }
             }
@@ -89,12 +94,16 @@ impl RandomMap {
         let mut marked = 0;
         while marked < count && block + marked < self.blocks {
             let (c, w, b) = Self::place(block + marked);
-            let chunk = self.chunks[c].get_or_insert_with(|| Chunk { words: Box::new([0; WORDS]), used: 0 });
-            if chunk.words[w] & (1 << b) != 0 {
+            if self.index[c] == 0 {
+                self.chunks.push(([0; WORDS], 0));
+                self.index[c] = self.chunks.len() as u32;
+            }
+            let chunk = &mut self.chunks[self.index[c] as usize - 1];
+            if chunk.0[w] & (1 << b) != 0 {
                 break;
             }
-            chunk.words[w] |= 1 << b;
-            chunk.used += 1;
+            chunk.0[w] |= 1 << b;
+            chunk.1 += 1;
             marked += 1;
         }
         self.used += marked;
@@ -103,7 +112,8 @@ impl RandomMap {
 
     /// A new pass: every block free again.
     pub fn clear(&mut self) {
-        self.chunks.iter_mut().for_each(|c| *c = None);
+        self.index.fill(0);
+        self.chunks.clear();
         self.used = 0;
     }
 

@@ -14,8 +14,9 @@ fn write_amplification(capacity_gib: u32, op: f64) -> f64 {
     let job = dir.join("overwrite.fio");
     // norandommap: the formula is for independent uniform writes (with replacement); fio's default random
     // map writes each page once per pass, a permutation, which greedy cleaning serves with less amplification.
-    let text =
-        format!("[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nio_size={capacity_gib}g\nnorandommap\n");
+    let text = format!(
+        "[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nio_size={capacity_gib}g\nnorandommap\n"
+    );
     std::fs::write(&job, text).unwrap();
     let device = format!("ssd:nvme,capacity_gib={capacity_gib},op={op},precondition=steady");
     let out = Command::new(env!("CARGO_BIN_EXE_iosched"))
