@@ -54,10 +54,8 @@ def in_repo(monkeypatch):
     return REPO
 
 
-# A random reader beside a sequential writer: the sweep tests' job file.
-MIXED_JOB = """[global]
-size=256m
-[reader]
+# A random reader beside a sequential writer, after a [global] section that sizes them.
+READER_AND_WRITER = """[reader]
 rw=randread
 bs=4k
 [writer]
@@ -66,6 +64,9 @@ bs=64k
 ioengine=libaio
 iodepth=8
 """
+
+# The sweep tests' job file.
+MIXED_JOB = "[global]\nsize=256m\n" + READER_AND_WRITER
 
 
 @pytest.fixture

@@ -13,20 +13,9 @@ import pytest
 
 import iosched
 from iosched import _cli
-from conftest import REPO, cli, shared_data
+from conftest import READER_AND_WRITER, REPO, cli, shared_data
 
-MIXED = """[global]
-number_ios=400
-size=64m
-[reader]
-rw=randread
-bs=4k
-[writer]
-rw=write
-bs=64k
-ioengine=libaio
-iodepth=8
-"""
+MIXED = "[global]\nnumber_ios=400\nsize=64m\n" + READER_AND_WRITER
 
 SHIPPED_JOB_FILES = sorted(str(p.relative_to(REPO)) for p in REPO.glob("experiments/*/*.fio")) + sorted(
     str(p.relative_to(REPO)) for p in REPO.glob("scripts/**/*.fio")

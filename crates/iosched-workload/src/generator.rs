@@ -84,8 +84,8 @@ fn mix64(mut x: u64) -> u64 {
 }
 
 impl BlockPicker {
-    fn new(distribution: &Distribution, blocks: u64, rng: &mut SimRng) -> BlockPicker {
-        match distribution {
+    fn new(job: &JobSpec, blocks: u64, rng: &mut SimRng) -> BlockPicker {
+        match &job.distribution {
             Distribution::Uniform => BlockPicker::Uniform,
             Distribution::Zipf { theta } => BlockPicker::Zipf {
                 theta: *theta,
@@ -109,10 +109,8 @@ impl BlockPicker {
                 }
                 BlockPicker::Zoned(out)
             }
-            // random_sequence_stride alone (no sequence given) changes nothing, as in fio.
-            Distribution::Sequence { blocks, .. } if blocks.is_empty() => BlockPicker::Uniform,
-            Distribution::Sequence { blocks, stride } => {
-                BlockPicker::Sequence { blocks: blocks.clone(), stride: *stride, issued: 0 }
+            Distribution::Sequence(blocks) => {
+                BlockPicker::Sequence { blocks: blocks.clone(), stride: job.random_sequence_stride, issued: 0 }
             }
         }
     }
@@ -224,7 +222,7 @@ impl IoGenerator {
             job.block_align_bytes.unwrap_or_else(|| [0, 1, 2].map(|d| job.block_sizes[d].min_bytes().max(1)));
         let pickers = [0, 1, 2].map(|d| {
             let blocks = (file_len_bytes / align_bytes[d].max(1)).max(1);
-            BlockPicker::new(&job.distribution, blocks, rng)
+            BlockPicker::new(job, blocks, rng)
         });
         // The map's block is the smallest block size, as fio's.
         let map_block_bytes = job.block_sizes.iter().map(BlockSizes::min_bytes).min().unwrap_or(1).max(1);
@@ -350,7 +348,7 @@ impl IoGenerator {
     fn next_in_window(&mut self, op: Op, rng: &mut SimRng) -> NextIo {
         let dir = op.index();
         let (lo, hi) = self.window();
-        let len_bytes = self.next_len(dir, rng).min(hi - lo);
+        let mut len_bytes = self.next_len(dir, rng).min(hi - lo);
         let file = self.next_file;
         self.next_file = if self.next_file + 1 == self.files { 0 } else { self.next_file + 1 };
         let random = self.random_percent >= 100 || (self.random_percent > 0 && rng.percent(self.random_percent));
@@ -381,18 +379,7 @@ impl IoGenerator {
                 let unit = self.map_block_bytes;
                 let block = map.free_from(at / unit).expect("a map with room has a free block");
                 at = block * unit;
-                let marked = map.mark(block, len_bytes.div_ceil(unit));
-                let len_bytes = len_bytes.min(marked * unit);
-                if self.rw_suffix > 1 {
-                    self.run_left[dir] = self.rw_suffix - 1;
-                    self.run_at[dir] = (file, at);
-                }
-                self.cursors_bytes[file as usize][dir] = at + len_bytes;
-                return NextIo {
-                    op,
-                    offset_bytes: self.region_start_bytes + file as u64 * self.file_len_bytes + at,
-                    len_bytes,
-                };
+                len_bytes = len_bytes.min(map.mark(block, len_bytes.div_ceil(unit)) * unit);
             }
             if self.rw_suffix > 1 {
                 self.run_left[dir] = self.rw_suffix - 1;

@@ -136,13 +136,9 @@ pub enum Distribution {
     },
     /// zoned: (access per cent, region per cent) pairs, in order from the region's start.
     Zoned(Vec<(f64, f64)>),
-    /// sequence:i,j,k (fio 3.40 and later): the blocks of these indices in turn, over and over; with
-    /// random_sequence_stride=1 each repetition moves on by the sequence's length (a group of blocks), wrapping
-    /// at the region's end.
-    Sequence {
-        blocks: Vec<u64>,
-        stride: bool,
-    },
+    /// sequence:i,j,k (fio 3.40 and later): the blocks of these indices in turn, over and over (see
+    /// `random_sequence_stride`).
+    Sequence(Vec<u64>),
 }
 
 /// rate_process.
@@ -283,6 +279,9 @@ pub struct JobSpec {
     /// sg_write_mode: which SCSI command the sg engine sends for a write.
     pub sg_write_mode: SgWriteMode,
     pub distribution: Distribution,
+    /// random_sequence_stride: under `Distribution::Sequence`, each repetition moves on by the sequence's length
+    /// (a group of blocks), wrapping at the region's end.
+    pub random_sequence_stride: bool,
     /// randseed: the job's own seed instead of the run's.
     pub randseed: Option<u64>,
     pub latency_target: Option<LatencyTarget>,
@@ -411,6 +410,7 @@ impl Default for JobSpec {
             fua: [false; 2],
             sg_write_mode: SgWriteMode::Write,
             distribution: Distribution::Uniform,
+            random_sequence_stride: false,
             randseed: None,
             latency_target: None,
             stonewall: false,

@@ -61,7 +61,8 @@ struct Reader {
     section: Option<Option<usize>>,
     /// The job sections to read (fio's --section); empty: all.
     only: Vec<String>,
-    /// In a job section that `only` leaves out: its lines are skipped.
+    /// In a job section that `only` leaves out: its lines are skipped (and `section` is None, the job before
+    /// it having been checked).
     skipping: bool,
 }
 
@@ -82,11 +83,12 @@ impl Reader {
                 if name.is_empty() {
                     return Err(err("empty section name".to_string()));
                 }
-                if let Some(Some(previous)) = self.section.filter(|_| !self.skipping) {
+                if let Some(Some(previous)) = self.section {
                     check_job(&self.jobs[previous])?;
                 }
                 self.skipping = name != "global" && !self.only.is_empty() && !self.only.iter().any(|s| s == name);
                 if self.skipping {
+                    self.section = None;
                     continue;
                 }
                 if name == "global" {
@@ -144,7 +146,7 @@ impl Reader {
     }
 
     fn finish(self, text: &str, file: &str) -> Result<Vec<JobSpec>, JobFileError> {
-        if let Some(Some(last)) = self.section.filter(|_| !self.skipping) {
+        if let Some(Some(last)) = self.section {
             check_job(&self.jobs[last])?;
         }
         // wait_for names a job defined before the waiter, as fio requires.
@@ -368,7 +370,7 @@ fn parse_distribution(v: &str) -> Result<Distribution, String> {
                 .map(|b| parse_int(b.trim(), 0, u64::MAX))
                 .collect::<Result<Vec<u64>, String>>()
                 .map_err(|e| format!("sequence:i,j,... of block indices: {e}"))?;
-            Distribution::Sequence { blocks, stride: false }
+            Distribution::Sequence(blocks)
         }
         _ => {
             return Err(format!("random, zipf:T, pareto:H, normal:SD, zoned:A/S:... or sequence:I,J,..., found '{v}'"))
@@ -648,21 +650,8 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 }
             }
         }
-        "random_distribution" => {
-            let stride = matches!(job.distribution, Distribution::Sequence { stride: true, .. });
-            job.distribution = parse_distribution(need()?).map_err(expected)?;
-            if let Distribution::Sequence { stride: s, .. } = &mut job.distribution {
-                *s = stride;
-            }
-        }
-        "random_sequence_stride" => {
-            let on = flag()?;
-            match &mut job.distribution {
-                Distribution::Sequence { stride, .. } => *stride = on,
-                // Given before random_distribution: remembered in an empty sequence that the distribution fills.
-                other => *other = Distribution::Sequence { blocks: Vec::new(), stride: on },
-            }
-        }
+        "random_distribution" => job.distribution = parse_distribution(need()?).map_err(expected)?,
+        "random_sequence_stride" => job.random_sequence_stride = flag()?,
         "randseed" => job.randseed = Some(parse_int(need()?, 0, u64::MAX).map_err(expected)?),
         "latency_target" => {
             let target_ns = parse_time_ns(need()?, TimeUnit::Microseconds).map_err(expected)?;
