@@ -249,6 +249,15 @@ impl JobProcess {
             IoLimit::Bytes(b) => (Some(b.saturating_mul(loops)), None),
             IoLimit::Ios(n) => (None, Some(n.saturating_mul(loops))),
         };
+        // sprandom: fio sets the size to the physical size of the part written (the generator may end first).
+        let limit_bytes = match job.sprandom {
+            true => {
+                let logical = limit_bytes.map_or(region.1, |l| (l / loops).min(region.1));
+                let bs = job.block_sizes[Op::Write.index()].min_bytes();
+                Some(job.sprandom_spec.physical_bytes(logical, bs))
+            }
+            false => limit_bytes,
+        };
         let search = job.latency_target.map(|t| LatencySearch {
             target_ns: t.target_ns,
             window_ns: t.window_ns,
@@ -440,7 +449,7 @@ impl JobProcess {
 
     /// Whether the job may issue more data (its limit and runtime allow it) at `now_ns`.
     fn more_data(&self, now_ns: u64) -> bool {
-        if self.stopped {
+        if self.stopped || self.generator.exhausted() {
             return false;
         }
         if let Some(runtime_ns) = self.job.runtime_ns {

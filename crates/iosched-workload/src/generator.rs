@@ -11,11 +11,13 @@
 //! - Skewed distributions follow fio's: zipf by Gray et al.'s method with zeta(n) summed exactly up to 10^7 terms
 //!   and by the integral beyond (fio caps the same way), pareto as n x u^(ln h / ln(1-h)); both spread the hot
 //!   blocks over the file with a hash, as fio does. normal is centred on the file with its deviation a share of
-//!   it. Random picks are with replacement: fio's random map (each block once per pass) is not modelled, which
-//!   changes which blocks repeat, not the rate or the spread.
+//!   it. Uniform random picks keep fio's random map (each block once per pass, see [`crate::random_map`])
+//!   unless norandommap; skewed distributions draw with replacement, as fio's do.
+//! - sprandom (fio's preconditioning) gives the writes' blocks itself (see [`crate::sprandom`]) and ends the job.
 
 use crate::job::{BlockSizes, Distribution, JobSpec, RwMode};
 use crate::random_map::RandomMap;
+use crate::sprandom::SpRandom;
 use iosched_core::request::Op;
 use iosched_core::rng::SimRng;
 
@@ -197,6 +199,8 @@ pub struct IoGenerator {
     /// fio's random map, one per file, when the job keeps one (see [`RandomMap`]), and its block size.
     maps: Vec<RandomMap>,
     map_block_bytes: u64,
+    /// sprandom: the preconditioning order of the writes (over the first file), and its block size.
+    sprandom: Option<(SpRandom, u64)>,
 }
 
 /// fio's zonemode=strided (io_u.c): I/O keeps to `[start, start + range)` of each file until `size` bytes were
@@ -231,6 +235,10 @@ impl IoGenerator {
         } else {
             Vec::new()
         };
+        let sprandom = job.sprandom.then(|| {
+            let bs = job.block_sizes[Op::Write.index()].min_bytes().max(1);
+            (SpRandom::new(&job.sprandom_spec, (file_len_bytes / bs).max(1), bs, rng), bs)
+        });
         IoGenerator {
             rw: job.rw,
             random_percent: job.random_percent,
@@ -259,7 +267,13 @@ impl IoGenerator {
             }),
             maps,
             map_block_bytes,
+            sprandom,
         }
+    }
+
+    /// Nothing more to issue: sprandom's preconditioning is over (other jobs end by size or time).
+    pub fn exhausted(&self) -> bool {
+        self.sprandom.as_ref().is_some_and(|(s, _)| s.peek().is_none())
     }
 
     /// The part of each file I/O may reach now: the current zone under zonemode=strided, else all of it.
@@ -346,6 +360,11 @@ impl IoGenerator {
     }
 
     fn next_in_window(&mut self, op: Op, rng: &mut SimRng) -> NextIo {
+        if let Some((spr, bs)) = self.sprandom.as_mut().filter(|_| op == Op::Write) {
+            if let Some(block) = spr.take(rng) {
+                return NextIo { op, offset_bytes: self.region_start_bytes + block * *bs, len_bytes: *bs };
+            }
+        }
         let dir = op.index();
         let (lo, hi) = self.window();
         let mut len_bytes = self.next_len(dir, rng).min(hi - lo);

@@ -317,6 +317,10 @@ pub struct JobSpec {
     /// `random_map`); the flag also decides the order of verify's reads (fio's write order with a map, else
     /// sorted by offset).
     pub random_map: bool,
+    /// sprandom (with spr_op, spr_num_regions): fio's preconditioning order for a flash drive (see
+    /// [`crate::sprandom`]); the job writes the region's physical size, `size x (1 + spr_op)`.
+    pub sprandom: bool,
+    pub sprandom_spec: crate::sprandom::SpRandomSpec,
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
     pub fill_device: bool,
@@ -430,6 +434,8 @@ impl Default for JobSpec {
             verify_backlog_batch: 0,
             verify_fatal: false,
             random_map: true,
+            sprandom: false,
+            sprandom_spec: crate::sprandom::SpRandomSpec::default(),
             fill_device: false,
             wait_for: None,
             zone_strided: false,
@@ -474,6 +480,7 @@ impl JobSpec {
         let aligned_to_size =
             self.block_align_bytes.is_none_or(|a| (0..3).all(|d| a[d] == self.block_sizes[d].min_bytes().max(1)));
         self.random_map
+            && !self.sprandom
             && self.random_percent > 0
             && self.distribution == Distribution::Uniform
             && aligned_to_size

@@ -91,6 +91,9 @@ pub const SUPPORTED: &[&str] = &[
     "verify_backlog_batch",
     "verify_fatal",
     "norandommap",
+    "sprandom",
+    "spr_op",
+    "spr_num_regions",
     "fill_device",
     "wait_for",
     "zonemode",
@@ -258,6 +261,7 @@ pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
 
 /// Options of fio's HOWTO that a block-I/O job may carry but this reader refuses, with why.
 pub const REFUSED: &[(&str, &str)] = &[
+    ("spr_cs", "sprandom's allowance for the drive's cache (newer than fio 3.41's sprandom, modelled) is not modelled"),
     ("opendir", "iosched's files are regions named by filename= and nrfiles="),
     ("lockfile", "file locking between jobs is not modelled"),
     ("openfiles", "files are served one after another, not a chosen number open at once"),

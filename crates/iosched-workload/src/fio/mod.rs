@@ -719,6 +719,12 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "verify_backlog" => job.verify_backlog = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "norandommap" => job.random_map = !flag()?,
+        "sprandom" => job.sprandom = flag()?,
+        "spr_op" => {
+            job.sprandom_spec.over_provisioning =
+                parse_f64(need()?, "a spare share between 0 and 1.6 (0.15: 15 %)", |x| x > 0.0 && x < 1.6)?
+        }
+        "spr_num_regions" => job.sprandom_spec.regions = parse_int(need()?, 1, 1 << 20).map_err(expected)? as u32,
         "fill_device" | "fill_fs" => job.fill_device = flag()?,
         "wait_for" => job.wait_for = Some(need()?.to_string()),
         "zonemode" => {
@@ -792,6 +798,9 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     if job.rate_bytes_per_s.iter().any(|r| *r > 0) && job.rate_iops.iter().any(|r| *r > 0) {
         return fail("rate_iops", "rate and rate_iops are exclusive".to_string());
     }
+    if job.sprandom {
+        check_sprandom(job)?;
+    }
     if let Some(t) = &job.latency_target {
         if t.target_ns == 0 {
             return fail("latency_window", "latency_window and latency_percentile need a latency_target".to_string());
@@ -799,6 +808,35 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
         if t.window_ns == 0 {
             return fail("latency_target", "latency_target needs a latency_window".to_string());
         }
+    }
+    Ok(())
+}
+
+/// sprandom's requirements, as fio checks them: random writes only, of one power-of-two block size, over one
+/// file, without the random map, with the LFSR generator (fio refuses tausworthe).
+fn check_sprandom(job: &JobSpec) -> Result<(), JobFileError> {
+    let at = |option: &str| job.location_of(option).cloned().unwrap_or_else(|| job.defined_at.clone());
+    let fail = |option: &str, message: &str| {
+        Err(JobFileError { location: at(option), message: format!("job '{}': sprandom {message}", job.name) })
+    };
+    if job.rw != RwMode::Write || job.random_percent < 100 {
+        return fail("rw", "writes at random offsets: it needs rw=randwrite");
+    }
+    let BlockSizes::Fixed(bs) = job.block_sizes[1] else {
+        return fail("bs", "needs one write block size (bs=)");
+    };
+    if !bs.is_power_of_two() {
+        return fail("bs", &format!("needs a power-of-two block size, not {bs}"));
+    }
+    if job.nrfiles > 1 {
+        return fail("nrfiles", "works on one file (nrfiles=1)");
+    }
+    let written = |key: &str| job.written.iter().rev().find(|o| o.key == key).map(|o| o.value.as_str());
+    if job.location_of("norandommap").is_some() && job.random_map {
+        return fail("norandommap", "needs norandommap (fio refuses norandommap=0)");
+    }
+    if written("random_generator").is_some_and(|g| g != "lfsr") {
+        return fail("random_generator", "needs random_generator=lfsr (fio refuses the others)");
     }
     Ok(())
 }
