@@ -41,6 +41,16 @@ pub trait Device: Send {
     /// Start a request at `now_ns`. `tag` identifies it in the completion.
     fn submit(&mut self, now_ns: u64, tag: u32, req: &Request);
 
+    /// Start a trim of several ranges in one command (NVMe Dataset Management or SCSI UNMAP with several
+    /// ranges; fio's num_range): `ranges` are (offset, length), `req` the command, its length their total.
+    /// By default a device serves it as a trim of its first range: right for devices whose trims keep no
+    /// state and cost the same whatever they cover (the disk models, `simple`); the SSD model and volumes
+    /// deallocate every range.
+    fn submit_trim_ranges(&mut self, now_ns: u64, tag: u32, req: &Request, ranges: &[(u64, u64)]) {
+        let (offset_bytes, len_bytes) = ranges.first().copied().unwrap_or((req.offset_bytes, req.len_bytes));
+        self.submit(now_ns, tag, &Request { offset_bytes, len_bytes, ..*req });
+    }
+
     /// When the next internal event happens, if any is pending.
     fn next_event_ns(&self) -> Option<u64>;
 

@@ -111,6 +111,35 @@ impl Device for Volume {
         }
     }
 
+    /// Each member holding part of a range gets one command with its parts (a range crossing into the next
+    /// member is split there); the command completes when every member's has.
+    fn submit_trim_ranges(&mut self, now_ns: u64, tag: u32, req: &Request, ranges: &[(u64, u64)]) {
+        if self.outstanding.len() <= tag as usize {
+            self.outstanding.resize(tag as usize + 1, None);
+        }
+        let member_bytes = self.layout.member_bytes.max(1);
+        let mut per_member: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.members.len()];
+        for &(offset, len) in ranges {
+            let (mut at, end) = (offset, (offset + len).min(self.capacity_bytes()));
+            while at < end {
+                let member = self.layout.member_of(at);
+                let member_end = ((member as u64 + 1) * member_bytes).min(end);
+                per_member[member].push((at - member as u64 * member_bytes, member_end - at));
+                at = member_end;
+            }
+        }
+        let touched = per_member.iter().filter(|r| !r.is_empty()).count() as u32;
+        if touched == 0 {
+            return self.submit(now_ns, tag, req);
+        }
+        self.outstanding[tag as usize] = Some((0, touched));
+        for (member, local) in per_member.into_iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let local_tag = self.member_tag(member, tag);
+            let command = Request { offset_bytes: local[0].0, len_bytes: local.iter().map(|r| r.1).sum(), ..*req };
+            self.members[member].submit_trim_ranges(now_ns, local_tag, &command, &local);
+        }
+    }
+
     fn next_event_ns(&self) -> Option<u64> {
         self.members.iter().filter_map(|m| m.next_event_ns()).min()
     }
@@ -169,6 +198,23 @@ mod tests {
         let mut tags: Vec<u32> = done.iter().map(|c| c.tag).collect();
         tags.sort();
         assert_eq!(tags, vec![3, 4, 7, 9]);
+    }
+
+    #[test]
+    fn a_trim_of_several_ranges_goes_to_each_member_holding_one_and_completes_once() {
+        let members = (0..2).map(|_| parse_spec("ssd:nvme,capacity_gib=1,trim=queued").unwrap()).collect();
+        let mut v = Volume::new(members).unwrap();
+        let gib = 1u64 << 30;
+        // One range on member 0, one crossing from member 0 into member 1.
+        let ranges = [(4096u64, 4096u64), (gib - 8192, 16384)];
+        v.submit_trim_ranges(0, 5, &Request::new(5, Op::Trim, 4096, 20480, 0), &ranges);
+        let mut done = Vec::new();
+        while let Some(t) = v.next_event_ns() {
+            v.advance(t, &mut done);
+        }
+        assert_eq!(done, vec![Completion { tag: 5, error: 0 }]);
+        let trims = v.stats().into_iter().find(|(k, _)| k == "trims").map(|(_, s)| s);
+        assert_eq!(trims, Some(StatValue::Count(2)), "one command on each member");
     }
 
     #[test]

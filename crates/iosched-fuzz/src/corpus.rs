@@ -16,6 +16,7 @@ const JOB_FILES: &[&str] = &[
      sg_write_mode=verify_bytchk_01\nwritefua=1\n[q]\nrw=randread\nsize=48k\nrandom_sequence_stride=1\n\
      random_distribution=sequence:2,0,1\nratemin=1k\n",
     "[spr]\nrw=randwrite\nbs=4k\nblockalign=4k\nnorandommap=1\nsize=2m\nsprandom=1\nspr_op=0.3\nspr_num_regions=8\n",
+    "[m]\nioengine=io_uring_cmd\ncmd_type=nvme\nrw=randtrim\nbssplit=4k/50:16k/50\nsize=1m\nnum_range=4\n",
 ];
 
 const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\

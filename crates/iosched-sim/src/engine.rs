@@ -201,6 +201,8 @@ struct Engine {
     next_request_id: u64,
     completed: u64,
     issue_buf: Vec<Issue>,
+    /// The ranges of trims of several ranges (fio's num_range) by request, until they reach the device.
+    trim_ranges: std::collections::HashMap<RequestId, Box<[(u64, u64)]>>,
     completion_buf: Vec<Completion>,
     log: Option<Vec<LogEntry>>,
     enqueue_seq: u64,
@@ -388,6 +390,7 @@ impl Engine {
             next_request_id: 0,
             completed: 0,
             issue_buf: Vec::new(),
+            trim_ranges: std::collections::HashMap::new(),
             completion_buf: Vec::new(),
             log: config.record_log.then(Vec::new),
             enqueue_seq: 0,
@@ -812,6 +815,9 @@ impl Engine {
             fua: issue.fua,
         };
         self.next_request_id += 1;
+        if let Some(ranges) = issue.trim_ranges {
+            self.trim_ranges.insert(req.id, ranges);
+        }
         let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;
         queues.outstanding += 1;
         (queues.class, queues.level) = (req.class, req.level);
@@ -885,7 +891,13 @@ impl Engine {
     fn submit(&mut self, mut req: Request) {
         req.dispatched_ns = self.now_ns;
         let tag = self.free_tags.pop().expect("in_flight < depth leaves a free tag");
-        self.device.submit(self.now_ns, tag, &req);
+        match self.trim_ranges.is_empty() || req.op != Op::Trim {
+            true => self.device.submit(self.now_ns, tag, &req),
+            false => match self.trim_ranges.remove(&req.id) {
+                Some(ranges) => self.device.submit_trim_ranges(self.now_ns, tag, &req, &ranges),
+                None => self.device.submit(self.now_ns, tag, &req),
+            },
+        }
         self.slots[tag as usize] = Some(req);
         self.in_flight += 1;
         if let Some(log) = &mut self.log {

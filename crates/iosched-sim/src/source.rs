@@ -31,7 +31,7 @@ use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess, SgWriteMode
 pub const WRITE_BACK_REQUESTS: u32 = 128;
 
 /// A request a process wants issued now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Issue {
     pub op: Op,
     pub offset_bytes: u64,
@@ -44,6 +44,9 @@ pub struct Issue {
     pub verify: bool,
     /// Forced unit access (readfua/writefua, and the sg write modes that imply it).
     pub fua: bool,
+    /// A trim of several ranges in one command (fio's num_range): (offset, length) of each, the first being
+    /// `offset_bytes`; `len_bytes` is their total. None for a command of one range.
+    pub trim_ranges: Option<Box<[(u64, u64)]>>,
 }
 
 /// Why a job stopped early, as fio reports it (errno and message).
@@ -489,7 +492,18 @@ impl JobProcess {
         } else {
             self.in_flight += 1;
         }
-        Issue { op, offset_bytes, len_bytes, flow: self.flow, class, level, sync, verify: false, fua }
+        Issue {
+            op,
+            offset_bytes,
+            len_bytes,
+            flow: self.flow,
+            class,
+            level,
+            sync,
+            verify: false,
+            fua,
+            trim_ranges: None,
+        }
     }
 
     /// The class and level of a request, as fio's cmdprio options pick them (engines/cmdprio.c): one draw of
@@ -638,7 +652,10 @@ impl JobProcess {
                 let base = self.next_issue_ns[dir].max(self.start_ns);
                 self.next_issue_ns[dir] = base + gap;
             }
-            let issue = self.issue(io.op, io.offset_bytes, io.len_bytes);
+            let mut issue = self.issue(io.op, io.offset_bytes, io.len_bytes);
+            if io.op == Op::Trim && self.job.num_range > 1 {
+                issue.trim_ranges = Some(self.generator.take_trim_ranges().into());
+            }
             out.push(issue);
             if let Some(flow) = &self.flow_group {
                 flow.issued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -860,6 +877,7 @@ fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
         sync: r.sync,
         verify: false,
         fua: false,
+        trim_ranges: None,
     }
 }
 

@@ -122,6 +122,7 @@ impl Inlet for Program {
                     sync: true,
                     verify: false,
                     fua: false,
+                    trim_ranges: None,
                 };
                 out.push(Arrival { issue, token });
             }

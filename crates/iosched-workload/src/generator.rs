@@ -201,6 +201,9 @@ pub struct IoGenerator {
     map_block_bytes: u64,
     /// sprandom: the preconditioning order of the writes (over the first file), and its block size.
     sprandom: Option<(SpRandom, u64)>,
+    /// num_range: ranges per trim command, and the ranges of the last trim drawn when it is above 1.
+    num_range: u32,
+    trim_ranges: Vec<(u64, u64)>,
 }
 
 /// fio's zonemode=strided (io_u.c): I/O keeps to `[start, start + range)` of each file until `size` bytes were
@@ -268,7 +271,15 @@ impl IoGenerator {
             maps,
             map_block_bytes,
             sprandom,
+            num_range: job.num_range.max(1),
+            trim_ranges: Vec::new(),
         }
+    }
+
+    /// The ranges of the trim `next` last returned, when num_range asks for several per command (the
+    /// trim's offset is the first's, its length their total); empty otherwise.
+    pub fn take_trim_ranges(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.trim_ranges)
     }
 
     /// Nothing more to issue: sprandom's preconditioning is over (other jobs end by size or time).
@@ -346,7 +357,17 @@ impl IoGenerator {
             return NextIo { op: Op::Write, ..trimmed };
         }
         let op = self.next_op(rng);
-        let io = self.next_for(op, rng);
+        let mut io = self.next_for(op, rng);
+        if op == Op::Trim && self.num_range > 1 {
+            // fio's fill_multi_range_io_u: each range drawn as a trim of its own would be.
+            self.trim_ranges.clear();
+            self.trim_ranges.push((io.offset_bytes, io.len_bytes));
+            for _ in 1..self.num_range {
+                let range = self.next_for(Op::Trim, rng);
+                self.trim_ranges.push((range.offset_bytes, range.len_bytes));
+            }
+            io.len_bytes = self.trim_ranges.iter().map(|r| r.1).sum();
+        }
         if self.rw == RwMode::TrimWrite {
             self.write_after_trim = Some(io);
         }

@@ -320,6 +320,8 @@ pub struct JobSpec {
     /// sprandom (with spr_op, spr_num_regions): fio's preconditioning order for a flash drive (see
     /// [`crate::sprandom`]); the job writes the region's physical size, `size x (1 + spr_op)`.
     pub sprandom: bool,
+    /// num_range: a trim is one command of this many ranges (each drawn as a trim of its own would be).
+    pub num_range: u32,
     pub sprandom_spec: crate::sprandom::SpRandomSpec,
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
@@ -435,6 +437,7 @@ impl Default for JobSpec {
             verify_fatal: false,
             random_map: true,
             sprandom: false,
+            num_range: 1,
             sprandom_spec: crate::sprandom::SpRandomSpec::default(),
             fill_device: false,
             wait_for: None,

@@ -186,6 +186,8 @@ pub struct Ssd {
     /// A non-queued trim waiting for the drive to drain, or running.
     blocking_trim: Option<u32>,
     blocking_trim_started: bool,
+    /// The ranges of trims of several ranges (Dataset Management with several ranges), by tag.
+    trim_ranges: std::collections::HashMap<u32, Box<[(u64, u64)]>>,
     done: Vec<Completion>,
     gc_work: GcWork,
     stats: SsdStats,
@@ -292,6 +294,7 @@ impl Ssd {
             flush_waiters: Vec::new(),
             blocking_trim: None,
             blocking_trim_started: false,
+            trim_ranges: std::collections::HashMap::new(),
             done: Vec::new(),
             gc_work: GcWork::default(),
             stats: SsdStats::default(),
@@ -576,8 +579,21 @@ impl Ssd {
     }
 
     fn apply_trim(&mut self, c: &Command) {
-        for lpn in c.first_page..c.first_page + c.pages {
-            self.ftl.trim(lpn);
+        match self.trim_ranges.remove(&c.tag) {
+            Some(ranges) => {
+                let (page, logical) = (self.p.page_bytes, self.ftl.geometry().logical_pages);
+                for (offset, len) in ranges.iter() {
+                    let end = (offset + len).div_ceil(page).min(logical);
+                    for lpn in (offset / page).min(end)..end {
+                        self.ftl.trim(lpn);
+                    }
+                }
+            }
+            None => {
+                for lpn in c.first_page..c.first_page + c.pages {
+                    self.ftl.trim(lpn);
+                }
+            }
         }
         self.stats.trims += 1;
     }
@@ -898,6 +914,12 @@ impl Device for Ssd {
         } else {
             self.schedule(now_ns + self.p.command_ns, Event::CommandReady(slot));
         }
+    }
+
+    /// One command: its cost is that of one trim of the ranges' total length, and each range is deallocated.
+    fn submit_trim_ranges(&mut self, now_ns: u64, tag: u32, req: &Request, ranges: &[(u64, u64)]) {
+        self.trim_ranges.insert(tag, ranges.into());
+        self.submit(now_ns, tag, req);
     }
 
     fn next_event_ns(&self) -> Option<u64> {

@@ -92,6 +92,7 @@ pub const SUPPORTED: &[&str] = &[
     "verify_fatal",
     "norandommap",
     "sprandom",
+    "num_range",
     "spr_op",
     "spr_num_regions",
     "fill_device",
@@ -288,7 +289,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("max_latency", "ending a job on a latency is not modelled"),
     ("cgroup", "cgroups are not modelled; give a flow a weight with the policy's weight.FLOW"),
     ("cgroup_weight", "cgroups are not modelled; give a flow a weight with the policy's weight.FLOW"),
-    ("num_range", "a trim of several ranges in one command: a request of iosched's has one range"),
     ("iodepth_mode", "stepped queue depths (fio newer than its 3.33 HOWTO) are not modelled"),
     ("rwmixcycle", "a deprecated option that fio itself no longer takes"),
     (

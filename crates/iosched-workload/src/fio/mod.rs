@@ -28,6 +28,12 @@ use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, Ti
 /// A problem in a job file, with where it is.
 pub type JobFileError = iosched_core::input::InputError;
 
+/// Most ranges in one trim command (fio's MAX_TRIM_RANGE, NVMe's Dataset Management limit).
+const MAX_TRIM_RANGES: u64 = 256;
+
+/// I/O engines that send a trim of several ranges as one command (fio's FIO_MULTI_RANGE_TRIM).
+const MULTI_RANGE_TRIM_ENGINES: &[&str] = &["io_uring_cmd", "xnvme", "spdk"];
+
 /// How deep `include` may nest (a cycle stops here with an error).
 const MAX_INCLUDE_DEPTH: usize = 16;
 
@@ -720,6 +726,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "norandommap" => job.random_map = !flag()?,
         "sprandom" => job.sprandom = flag()?,
+        "num_range" => job.num_range = parse_int(need()?, 1, MAX_TRIM_RANGES).map_err(expected)? as u32,
         "spr_op" => {
             job.sprandom_spec.over_provisioning =
                 parse_f64(need()?, "a spare share between 0 and 1.6 (0.15: 15 %)", |x| x > 0.0 && x < 1.6)?
@@ -800,6 +807,20 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     }
     if job.sprandom {
         check_sprandom(job)?;
+    }
+    if job.num_range > 1 && job.rw == RwMode::TrimWrite {
+        return fail("num_range", "trimwrite cannot be used with num_range above 1 (as in fio)".to_string());
+    }
+    let trims = matches!(job.rw, RwMode::Trim | RwMode::TrimWrite);
+    if job.num_range > 1 && trims && !MULTI_RANGE_TRIM_ENGINES.contains(&job.engine.name.as_str()) {
+        return fail(
+            "num_range",
+            format!(
+                "ioengine={} cannot send a trim of several ranges (fio refuses it too); {} can",
+                job.engine.name,
+                MULTI_RANGE_TRIM_ENGINES.join(", ")
+            ),
+        );
     }
     if let Some(t) = &job.latency_target {
         if t.target_ns == 0 {

@@ -23,6 +23,7 @@ const DEFAULT_DEPTH_CAP: u32 = 256;
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let jobs = super::parse_job_files(&args.jobfiles, &args.sections)?;
     let target = target(args, &jobs)?;
+    refuse_multi_range_trims(&jobs)?;
     let policy = policy_with(&args.policy, &args.set)?;
     let switches = args.switch_at.iter().map(|s| parse_switch(s)).collect::<Result<Vec<_>, _>>()?;
     super::sim::check_flows(&Workload::from_jobs(&jobs).flow_names(), &args.policy, &args.set, &args.switch_at)?;
@@ -97,6 +98,22 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
+}
+
+/// A trim of several ranges is one NVMe command, which fio sends only to an NVMe device (io_uring_cmd); a live
+/// run punches holes in a file or device, one range at a time, so it refuses such jobs by name.
+fn refuse_multi_range_trims(jobs: &[JobSpec]) -> Result<(), CliError> {
+    use iosched_workload::job::RwMode;
+    match jobs.iter().find(|j| j.num_range > 1 && matches!(j.rw, RwMode::Trim | RwMode::TrimWrite)) {
+        Some(job) => Err(bad(format!(
+            "{}: job '{}': num_range={}: a trim of several ranges in one command needs an NVMe device (fio's \
+             io_uring_cmd); iosched run trims one range per request (iosched sim models the command)",
+            job.location_of("num_range").unwrap_or(&job.defined_at),
+            job.name,
+            job.num_range
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// --target, or the one filename= the jobs share (relative to the first job file's folder).
