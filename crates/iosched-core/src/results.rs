@@ -35,6 +35,20 @@ pub struct JobResult {
     pub error_message: String,
     /// The job's own options as written (fio's "job options").
     pub options: Vec<(String, String)>,
+    /// iodepth_mode=stepped: each step's result, in order (empty otherwise).
+    pub steps: Vec<StepResult>,
+}
+
+/// One step of fio's iodepth_mode=stepped: the share of the probed IOPS it was limited to, the depth it ran at,
+/// and what it achieved in its run, per direction (read, write, trim).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepResult {
+    pub percent: u32,
+    pub depth: u32,
+    /// The rate limit (0: none, at 100 % and above).
+    pub rate_iops: [u64; 3],
+    pub iops: [u64; 3],
+    pub mean_latency_ns: [f64; 3],
 }
 
 impl JobResult {
@@ -58,6 +72,7 @@ impl JobResult {
             error_code: 0,
             error_message: String::new(),
             options: Vec::new(),
+            steps: Vec::new(),
         }
     }
 

@@ -17,6 +17,7 @@ const JOB_FILES: &[&str] = &[
      random_distribution=sequence:2,0,1\nratemin=1k\n",
     "[spr]\nrw=randwrite\nbs=4k\nblockalign=4k\nnorandommap=1\nsize=2m\nsprandom=1\nspr_op=0.3\nspr_num_regions=8\n",
     "[m]\nioengine=io_uring_cmd\ncmd_type=nvme\nrw=randtrim\nbssplit=4k/50:16k/50\nsize=1m\nnum_range=4\n",
+    "[st]\nrw=randrw\niodepth=8\nsize=1m\niodepth_mode=stepped:10-130/40,1ms/4ms\ntime_based\nruntime=1\n",
 ];
 
 const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><PCIe_Lane_Bandwidth>1.0\

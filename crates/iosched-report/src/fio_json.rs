@@ -6,7 +6,7 @@
 //! `--output-format json+` adds each clat_ns's histogram in fio's buckets ("bins"), which fio's
 //! fio_jsonplus_clat2csv reads.
 //! Extra keys, which fio's readers ignore: each job's `iosched` object (flow, queue wait and device service
-//! latencies per direction) and the top-level `iosched` object (policy, device, seed, request counts, the
+//! latencies per direction, and iodepth_mode=stepped's steps) and the top-level `iosched` object (policy, device, seed, request counts, the
 //! policy's tunables and statistics, the device's statistics). Nothing depends on the wall clock, so the same
 //! run gives byte-identical JSON.
 
@@ -99,6 +99,25 @@ fn job_value(job: &JobResult, bins: bool) -> Value {
                 "service_ns": latency(&d.service, true),
             }),
         );
+    }
+    if !job.steps.is_empty() {
+        let steps: Vec<Value> = job
+            .steps
+            .iter()
+            .map(|s| {
+                let mut step = Map::new();
+                step.insert("percent".into(), json!(s.percent));
+                step.insert("iodepth".into(), json!(s.depth));
+                for (dir, key) in DIRECTION_KEYS.iter().enumerate() {
+                    step.insert(
+                        (*key).into(),
+                        json!({"rate_iops": s.rate_iops[dir], "iops": s.iops[dir], "lat_mean_ns": s.mean_latency_ns[dir]}),
+                    );
+                }
+                Value::Object(step)
+            })
+            .collect();
+        extra.insert("steps".into(), Value::Array(steps));
     }
     m.insert("iosched".into(), Value::Object(extra));
     Value::Object(m)

@@ -130,6 +130,9 @@ pub fn render(run: &RunResult) -> String {
     }
     out.push('\n');
     out.push_str(&columns(&rows));
+    for job in run.jobs.iter().filter(|j| !j.steps.is_empty()) {
+        out.push_str(&steps_table(job));
+    }
     // Jobs that failed or saw failed requests, as fio's "err=" says (a verify failure, a rate below its
     // minimum, a device error).
     for job in &run.jobs {
@@ -155,6 +158,28 @@ pub fn render(run: &RunResult) -> String {
         wrap_pairs(&mut out, "device stats", run.device_stats.iter().map(|(k, v)| format!("{k}={}", stat(v))));
     }
     out
+}
+
+/// iodepth_mode=stepped: each step's load (per cent of the probed IOPS), depth, rate limit, and what it did.
+fn steps_table(job: &iosched_core::results::JobResult) -> String {
+    let mut rows: Vec<Vec<String>> =
+        vec![["load %", "depth", "dir", "limit IOPS", "IOPS", "mean ms"].iter().map(|s| s.to_string()).collect()];
+    for step in &job.steps {
+        for (dir, name) in ["read", "write", "trim"].iter().enumerate() {
+            if step.iops[dir] == 0 && step.rate_iops[dir] == 0 {
+                continue;
+            }
+            rows.push(vec![
+                step.percent.to_string(),
+                step.depth.to_string(),
+                name.to_string(),
+                if step.rate_iops[dir] > 0 { step.rate_iops[dir].to_string() } else { "-".to_string() },
+                step.iops[dir].to_string(),
+                ms_of(step.mean_latency_ns[dir] / 1e6),
+            ]);
+        }
+    }
+    format!("\nsteps of job {} (iodepth_mode=stepped)\n{}", cut(&job.name, JOB_NAME_WIDTH), columns(&rows))
 }
 
 /// `label spec`, a device spec wrapped after its commas at [`TABLE_COLUMNS`].

@@ -27,7 +27,7 @@ use crate::source::{ClosedProcess, FlowGroup, Issue, JobFailure, JobProcess, Tim
 use crate::workload::{job_region, SourceSpec, Workload, WorkloadError};
 use iosched_core::policy::{Dispatch, DispatchContext, Policy};
 use iosched_core::request::{FlowId, IoClass, Op, Request, RequestId, LEVEL_DEFAULT, NOT_YET_NS};
-use iosched_core::results::{JobResult, RunResult};
+use iosched_core::results::{JobResult, RunResult, StepResult};
 use iosched_core::rng::SimRng;
 use iosched_core::snapshot::{FlowSnapshot, FlowsSnapshot};
 use iosched_core::stats::FlowRecorder;
@@ -942,7 +942,7 @@ impl Engine {
         let source = &mut self.sources[index as usize];
         source.queues.outstanding -= 1;
         let counted = match &source.process {
-            Process::Job(job) => self.now_ns >= job.account_from_ns(),
+            Process::Job(job) => job.counts_completion(self.now_ns),
             Process::Timed(_) | Process::Closed(_) | Process::Inlet => true,
         };
         if counted {
@@ -1045,9 +1045,14 @@ impl Engine {
             end_ns: u64,
             recorder: FlowRecorder,
             failure: Option<JobFailure>,
+            steps: Vec<StepResult>,
         }
         let mut reports: Vec<Report> = Vec::with_capacity(self.sources.len());
         for s in &self.sources {
+            let steps = match &s.process {
+                Process::Job(job) => job.steps().to_vec(),
+                _ => Vec::new(),
+            };
             let (failure, end_ns) = match &s.process {
                 Process::Job(job) if so_far => (job.failure().cloned(), self.now_ns),
                 Process::Job(job) => {
@@ -1066,6 +1071,7 @@ impl Engine {
                     r.end_ns = r.end_ns.max(end_ns);
                     r.recorder.merge(&s.recorder);
                     r.failure = r.failure.take().or(failure);
+                    merge_steps(&mut r.steps, &steps);
                 }
                 None => reports.push(Report {
                     source: s,
@@ -1073,6 +1079,7 @@ impl Engine {
                     end_ns,
                     recorder: s.recorder.clone(),
                     failure,
+                    steps,
                 }),
             }
         }
@@ -1087,6 +1094,7 @@ impl Engine {
                     job.error_message = f.message;
                 }
                 job.options = s.options.clone();
+                job.steps = r.steps;
                 job
             })
             .collect();
@@ -1106,5 +1114,26 @@ impl Engine {
             global_options: self.global_options.clone(),
             policy_switches: self.policy_generation,
         }
+    }
+}
+
+/// group_reporting of stepped jobs: the group's steps, step by step: IOPS, rates and depths added, mean
+/// latencies weighted by each job's I/Os.
+fn merge_steps(into: &mut Vec<StepResult>, other: &[StepResult]) {
+    if into.is_empty() {
+        into.extend_from_slice(other);
+        return;
+    }
+    for (a, b) in into.iter_mut().zip(other) {
+        for d in 0..3 {
+            let total = a.iops[d] + b.iops[d];
+            if total > 0 {
+                a.mean_latency_ns[d] =
+                    (a.mean_latency_ns[d] * a.iops[d] as f64 + b.mean_latency_ns[d] * b.iops[d] as f64) / total as f64;
+            }
+            a.iops[d] = total;
+            a.rate_iops[d] += b.rate_iops[d];
+        }
+        a.depth += b.depth;
     }
 }

@@ -8,6 +8,7 @@
 //! - [`disksim_oracle`]: DiskSim itself run on a trace, and iosched compared with it request by request.
 //! - [`parallel`]: independent runs on worker threads, results in order.
 //! - [`steady_state`]: fio's steady-state detection, which ends a job.
+//! - [`stepped_depth`]: fio's iodepth_mode=stepped, a job's load in steps of its probed IOPS.
 //! - [`per_member`]: on a volume of several disks, one policy instance per disk.
 //! - [`experiment`]: the seed experiments: folders of fio job files run under every policy, in parallel.
 //!
@@ -23,6 +24,7 @@ pub mod parallel;
 pub mod per_member;
 pub mod source;
 pub mod steady_state;
+pub mod stepped_depth;
 pub mod validate;
 pub mod verify;
 pub mod workload;

@@ -19,6 +19,7 @@
 //!
 //! Each step appends the requests to issue now to a buffer the engine owns and says when to be woken next.
 
+use crate::stepped_depth::StepAction;
 use crate::verify::VerifyLog;
 use crate::workload::TimedIo;
 use iosched_core::request::{FlowId, IoClass, Op, Request};
@@ -174,6 +175,10 @@ pub struct JobProcess {
     cycle_bytes: [u64; 3],
     cycle_ios: [u64; 3],
     search: Option<LatencySearch>,
+    /// iodepth_mode=stepped, set up when the job starts (unless a latency target takes precedence, as in fio).
+    stepper: Option<crate::stepped_depth::Stepper>,
+    /// A step's run ended: after the queue drains, the stepper moves on.
+    step_after_quiesce: bool,
     /// rate_min or rate_iops_min is set (otherwise completions skip the ratecycle bookkeeping).
     checks_min_rate: bool,
     /// The results so far are to be dropped (the latency target's final run begins).
@@ -305,6 +310,8 @@ impl JobProcess {
             cycle_bytes: [0; 3],
             cycle_ios: [0; 3],
             search,
+            stepper: None,
+            step_after_quiesce: false,
             checks_min_rate: job.rate_min_bytes_per_s.iter().chain(&job.rate_iops_min).any(|r| *r > 0),
             reset_stats: false,
             account_from_ns: 0,
@@ -542,12 +549,55 @@ impl JobProcess {
     }
 
     fn depth_now(&self) -> u32 {
-        self.search.as_ref().map_or(self.depth, |s| s.depth.min(self.depth))
+        let depth = self.stepper.as_ref().map_or(self.depth, |s| s.depth().min(self.depth));
+        self.search.as_ref().map_or(depth, |s| s.depth.min(depth))
+    }
+
+    /// Whether a completion now counts in the job's results: after ramp_time (or the latency target's search),
+    /// and under iodepth_mode=stepped only in a step's run.
+    pub fn counts_completion(&self, now_ns: u64) -> bool {
+        match &self.stepper {
+            Some(s) => s.counting(),
+            None => now_ns >= self.account_from_ns,
+        }
+    }
+
+    /// iodepth_mode=stepped: the steps so far.
+    pub fn steps(&self) -> &[iosched_core::results::StepResult] {
+        self.stepper.as_ref().map_or(&[], |s| s.steps())
+    }
+
+    /// The stepper's clock, before anything else a fill does: a phase that is over moves on.
+    fn step_check(&mut self, now_ns: u64) {
+        let Some(stepper) = self.stepper.as_mut() else { return };
+        match stepper.check(now_ns) {
+            StepAction::Quiesce => {
+                self.quiescing = true;
+                self.step_after_quiesce = true;
+            }
+            StepAction::StartCounting if self.steps().is_empty() => {
+                // The first step's run: the job's results start here (later runs add to them).
+                self.reset_stats = true;
+                self.account_from_ns = now_ns;
+            }
+            StepAction::StartCounting | StepAction::None | StepAction::Done => {}
+        }
+    }
+
+    /// A wake-up no later than the end of the stepper's current phase.
+    fn with_step_deadline(&self, next: Option<u64>) -> Option<u64> {
+        let deadline = self.stepper.as_ref().filter(|_| !self.step_after_quiesce).and_then(|s| s.deadline_ns());
+        match (next, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The gap before the next issue of direction `dir` under the rate limits, after one of `len_bytes`.
     fn rate_gap_ns(&mut self, dir: usize, len_bytes: u64) -> Option<u64> {
-        let (iops, bps) = (self.job.rate_iops[dir], self.job.rate_bytes_per_s[dir]);
+        let stepped_iops = self.stepper.as_ref().map_or(0, |s| s.rate_iops(dir));
+        let iops = if stepped_iops > 0 { stepped_iops } else { self.job.rate_iops[dir] };
+        let bps = self.job.rate_bytes_per_s[dir];
         let mean_ns = if iops > 0 {
             1e9 / iops as f64
         } else if bps > 0 {
@@ -566,6 +616,9 @@ impl JobProcess {
         if self.stopped {
             return None;
         }
+        if self.stepper.is_some() {
+            self.step_check(now_ns);
+        }
         if let Some(until) = self.thinking_until_ns {
             if now_ns < until {
                 return Some(until);
@@ -577,6 +630,16 @@ impl JobProcess {
                 return None;
             }
             self.quiescing = false;
+            if std::mem::take(&mut self.step_after_quiesce) {
+                let stepper = self.stepper.as_mut().expect("a stepped job");
+                if stepper.drained(now_ns) == StepAction::Done {
+                    self.stop(0, String::new());
+                    return None;
+                }
+                // The step's rate starts afresh (fio's setup_rate).
+                self.next_issue_ns = [now_ns; 3];
+                self.held = None;
+            }
             if std::mem::take(&mut self.reset_after_quiesce) {
                 self.reset_stats = true;
                 self.account_from_ns = now_ns;
@@ -707,11 +770,15 @@ impl JobProcess {
             if let Some(search) = &mut self.search {
                 search.new_window(now_ns);
             }
+            if let (Some(spec), None) = (self.job.iodepth_stepped, &self.search) {
+                self.stepper = Some(crate::stepped_depth::Stepper::new(spec, self.depth, now_ns));
+            }
             for dir in 0..3 {
                 self.next_issue_ns[dir] = self.start_ns;
             }
         }
         let next = self.fill(now_ns, out);
+        let next = self.with_step_deadline(next);
         self.wake_request(next)
     }
 
@@ -796,6 +863,9 @@ impl JobProcess {
                 self.stop(0, String::new()); // steady state reached: the job is done
             }
         }
+        if let Some(stepper) = self.stepper.as_mut() {
+            stepper.on_completion(req.op, req.total_ns());
+        }
         if self.checks_min_rate && req.op != Op::Flush && now_ns >= self.account_from_ns {
             let dir = req.op.index();
             self.cycle_bytes[dir] += req.len_bytes;
@@ -824,6 +894,7 @@ impl JobProcess {
             }
         }
         let next = self.fill(now_ns, out);
+        let next = self.with_step_deadline(next);
         self.wake_request(next)
     }
 }

@@ -160,6 +160,18 @@ pub struct LatencyTarget {
     pub percentile: f64,
 }
 
+/// iodepth_mode=stepped:LOW-HIGH/STEP[,RAMP/RUN] (fio's lat_target.c): a probe at the full depth measures
+/// the job's IOPS, then steps at STEP, 2 x STEP, ... up to HIGH per cent of them, each ramped then run (see
+/// iosched-sim's stepped_depth). LOW is read as fio reads it and, as in fio's code, not used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SteppedDepth {
+    pub low_percent: u32,
+    pub high_percent: u32,
+    pub step_percent: u32,
+    pub ramp_ns: u64,
+    pub run_ns: u64,
+}
+
 impl Default for LatencyTarget {
     fn default() -> Self {
         LatencyTarget { target_ns: 0, window_ns: 0, percentile: 100.0 }
@@ -322,6 +334,8 @@ pub struct JobSpec {
     pub sprandom: bool,
     /// num_range: a trim is one command of this many ranges (each drawn as a trim of its own would be).
     pub num_range: u32,
+    /// iodepth_mode=stepped (None: fio's default, a fixed depth).
+    pub iodepth_stepped: Option<SteppedDepth>,
     pub sprandom_spec: crate::sprandom::SpRandomSpec,
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
@@ -438,6 +452,7 @@ impl Default for JobSpec {
             random_map: true,
             sprandom: false,
             num_range: 1,
+            iodepth_stepped: None,
             sprandom_spec: crate::sprandom::SpRandomSpec::default(),
             fill_device: false,
             wait_for: None,

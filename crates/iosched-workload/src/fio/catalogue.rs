@@ -93,6 +93,7 @@ pub const SUPPORTED: &[&str] = &[
     "norandommap",
     "sprandom",
     "num_range",
+    "iodepth_mode",
     "spr_op",
     "spr_num_regions",
     "fill_device",
@@ -289,7 +290,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     ("max_latency", "ending a job on a latency is not modelled"),
     ("cgroup", "cgroups are not modelled; give a flow a weight with the policy's weight.FLOW"),
     ("cgroup_weight", "cgroups are not modelled; give a flow a weight with the policy's weight.FLOW"),
-    ("iodepth_mode", "stepped queue depths (fio newer than its 3.33 HOWTO) are not modelled"),
     ("rwmixcycle", "a deprecated option that fio itself no longer takes"),
     (
         "experimental_verify",

@@ -19,7 +19,7 @@ use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINE
 
 use crate::job::{
     BlockSizes, CmdprioSplit, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess,
-    RwMode, SgWriteMode, SizeSpec, SteadyStateCriterion, WrittenOption,
+    RwMode, SgWriteMode, SizeSpec, SteadyStateCriterion, SteppedDepth, WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -726,6 +726,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         "verify_backlog_batch" => job.verify_backlog_batch = parse_int(need()?, 0, u64::MAX).map_err(expected)?,
         "norandommap" => job.random_map = !flag()?,
         "sprandom" => job.sprandom = flag()?,
+        "iodepth_mode" => job.iodepth_stepped = parse_iodepth_mode(need()?)?,
         "num_range" => job.num_range = parse_int(need()?, 1, MAX_TRIM_RANGES).map_err(expected)? as u32,
         "spr_op" => {
             job.sprandom_spec.over_provisioning =
@@ -831,6 +832,42 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
         }
     }
     Ok(())
+}
+
+/// fio's stepped-depth defaults (lat_target.h): a ramp of 5 s and a run of 30 s per step.
+const STEPPED_RAMP_NS: u64 = 5_000_000_000;
+const STEPPED_RUN_NS: u64 = 30_000_000_000;
+
+/// iodepth_mode: `default`, or `stepped:LOW-HIGH/STEP[,RAMP/RUN]` (per cent; times in seconds unless suffixed).
+fn parse_iodepth_mode(v: &str) -> Result<Option<SteppedDepth>, String> {
+    let wanted = || format!("default, or stepped:LOW-HIGH/STEP[,RAMP/RUN] (e.g. stepped:10-130/5,5/30), found '{v}'");
+    if v == "default" {
+        return Ok(None);
+    }
+    let spec = v.strip_prefix("stepped:").ok_or_else(wanted)?;
+    let (range, times) = match spec.split_once(',') {
+        Some((r, t)) => (r, Some(t)),
+        None => (spec, None),
+    };
+    let (span, step) = range.split_once('/').ok_or_else(wanted)?;
+    let (low, high) = span.split_once('-').ok_or_else(wanted)?;
+    let percent = |x: &str| x.trim().parse::<u32>().ok().filter(|p| *p <= 10_000).ok_or_else(wanted);
+    let (low_percent, high_percent, step_percent) = (percent(low)?, percent(high)?, percent(step)?);
+    if step_percent == 0 || high_percent == 0 || low_percent > high_percent {
+        return Err(format!("{}: the step and HIGH above 0, LOW at most HIGH", wanted()));
+    }
+    let (ramp_ns, run_ns) = match times {
+        None => (STEPPED_RAMP_NS, STEPPED_RUN_NS),
+        Some(t) => {
+            let (ramp, run) = t.split_once('/').ok_or_else(wanted)?;
+            let time = |x: &str| parse_time_ns(x, TimeUnit::Seconds).map_err(|e| format!("{}: {e}", wanted()));
+            (time(ramp)?, time(run)?)
+        }
+    };
+    if run_ns == 0 {
+        return Err(format!("{}: a run time above 0", wanted()));
+    }
+    Ok(Some(SteppedDepth { low_percent, high_percent, step_percent, ramp_ns, run_ns }))
 }
 
 /// sprandom's requirements, as fio checks them: random writes only, of one power-of-two block size, over one
