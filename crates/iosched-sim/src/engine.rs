@@ -815,8 +815,13 @@ impl Engine {
             fua: issue.fua,
         };
         self.next_request_id += 1;
-        if let Some(ranges) = issue.trim_ranges {
-            self.trim_ranges.insert(req.id, ranges);
+        if issue.trim_ranges {
+            let source = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize];
+            if let Process::Job(job) = &mut source.process {
+                if let Some(ranges) = job.take_trim_ranges() {
+                    self.trim_ranges.insert(req.id, ranges);
+                }
+            }
         }
         let queues = &mut self.sources[self.flow_source[req.flow.0 as usize] as usize].queues;
         queues.outstanding += 1;

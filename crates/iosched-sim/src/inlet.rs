@@ -10,7 +10,7 @@ use crate::source::Issue;
 use iosched_core::request::{FlowId, Request, RequestId};
 
 /// One request from outside, with the inlet's own token for it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Arrival {
     /// Flows are numbered densely from 0 by the inlet, in the order it first sees them.
     pub issue: Issue,

@@ -32,7 +32,7 @@ use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess, SgWriteMode
 pub const WRITE_BACK_REQUESTS: u32 = 128;
 
 /// A request a process wants issued now.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Issue {
     pub op: Op,
     pub offset_bytes: u64,
@@ -45,9 +45,10 @@ pub struct Issue {
     pub verify: bool,
     /// Forced unit access (readfua/writefua, and the sg write modes that imply it).
     pub fua: bool,
-    /// A trim of several ranges in one command (fio's num_range): (offset, length) of each, the first being
-    /// `offset_bytes`; `len_bytes` is their total. None for a command of one range.
-    pub trim_ranges: Option<Box<[(u64, u64)]>>,
+    /// A trim of several ranges in one command (fio's num_range): `len_bytes` is their total, the first starts
+    /// at `offset_bytes`, and the job process holds them all ([`JobProcess::take_trim_ranges`], in issue order).
+    /// Kept out of the issue so that an issue stays small and `Copy` on the job path.
+    pub trim_ranges: bool,
 }
 
 /// Why a job stopped early, as fio reports it (errno and message).
@@ -179,6 +180,8 @@ pub struct JobProcess {
     stepper: Option<crate::stepped_depth::Stepper>,
     /// A step's run ended: after the queue drains, the stepper moves on.
     step_after_quiesce: bool,
+    /// The ranges of the trims of several ranges issued and not yet taken by the engine, in issue order.
+    trim_ranges: std::collections::VecDeque<Box<[(u64, u64)]>>,
     /// rate_min or rate_iops_min is set (otherwise completions skip the ratecycle bookkeeping).
     checks_min_rate: bool,
     /// The results so far are to be dropped (the latency target's final run begins).
@@ -312,6 +315,7 @@ impl JobProcess {
             search,
             stepper: None,
             step_after_quiesce: false,
+            trim_ranges: std::collections::VecDeque::new(),
             checks_min_rate: job.rate_min_bytes_per_s.iter().chain(&job.rate_iops_min).any(|r| *r > 0),
             reset_stats: false,
             account_from_ns: 0,
@@ -509,7 +513,7 @@ impl JobProcess {
             sync,
             verify: false,
             fua,
-            trim_ranges: None,
+            trim_ranges: false,
         }
     }
 
@@ -560,6 +564,11 @@ impl JobProcess {
             Some(s) => s.counting(),
             None => now_ns >= self.account_from_ns,
         }
+    }
+
+    /// The ranges of the oldest trim of several ranges issued (an [`Issue`] with `trim_ranges`).
+    pub fn take_trim_ranges(&mut self) -> Option<Box<[(u64, u64)]>> {
+        self.trim_ranges.pop_front()
     }
 
     /// iodepth_mode=stepped: the steps so far.
@@ -717,7 +726,8 @@ impl JobProcess {
             }
             let mut issue = self.issue(io.op, io.offset_bytes, io.len_bytes);
             if io.op == Op::Trim && self.job.num_range > 1 {
-                issue.trim_ranges = Some(self.generator.take_trim_ranges().into());
+                issue.trim_ranges = true;
+                self.trim_ranges.push_back(self.generator.take_trim_ranges().into());
             }
             out.push(issue);
             if let Some(flow) = &self.flow_group {
@@ -948,7 +958,7 @@ fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
         sync: r.sync,
         verify: false,
         fua: false,
-        trim_ranges: None,
+        trim_ranges: false,
     }
 }
 

@@ -122,7 +122,7 @@ impl Inlet for Program {
                     sync: true,
                     verify: false,
                     fua: false,
-                    trim_ranges: None,
+                    trim_ranges: false,
                 };
                 out.push(Arrival { issue, token });
             }

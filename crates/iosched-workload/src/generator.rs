@@ -359,19 +359,25 @@ impl IoGenerator {
         let op = self.next_op(rng);
         let mut io = self.next_for(op, rng);
         if op == Op::Trim && self.num_range > 1 {
-            // fio's fill_multi_range_io_u: each range drawn as a trim of its own would be.
-            self.trim_ranges.clear();
-            self.trim_ranges.push((io.offset_bytes, io.len_bytes));
-            for _ in 1..self.num_range {
-                let range = self.next_for(Op::Trim, rng);
-                self.trim_ranges.push((range.offset_bytes, range.len_bytes));
-            }
-            io.len_bytes = self.trim_ranges.iter().map(|r| r.1).sum();
+            self.more_trim_ranges(&mut io, rng);
         }
         if self.rw == RwMode::TrimWrite {
             self.write_after_trim = Some(io);
         }
         io
+    }
+
+    /// fio's fill_multi_range_io_u: the trim `io` becomes a command of num_range ranges, each drawn as a trim
+    /// of its own would be; `io` keeps the first's offset and takes their total length.
+    #[cold]
+    fn more_trim_ranges(&mut self, io: &mut NextIo, rng: &mut SimRng) {
+        self.trim_ranges.clear();
+        self.trim_ranges.push((io.offset_bytes, io.len_bytes));
+        for _ in 1..self.num_range {
+            let range = self.next_for(Op::Trim, rng);
+            self.trim_ranges.push((range.offset_bytes, range.len_bytes));
+        }
+        io.len_bytes = self.trim_ranges.iter().map(|r| r.1).sum();
     }
 
     fn next_for(&mut self, op: Op, rng: &mut SimRng) -> NextIo {

@@ -351,7 +351,7 @@ impl PassthroughFs {
             sync: true, // the program waits for every request it sends through the mount
             verify: false,
             fua: false,
-            trim_ranges: None,
+            trim_ranges: false,
         };
         let io = PendingIo {
             fd: handle.fd.clone(),
