@@ -4,14 +4,34 @@
 # larger device than the default, refused by fio itself (`fio --parse-only`, the oracle), or block I/O refused
 # (what iosched still owes). Prints one line per file and the counts.
 #
-#   scripts/fio-examples.sh [EXAMPLES_DIR]
+#   scripts/fio-examples.sh [EXAMPLES_DIR | sid]
 #
 # Without EXAMPLES_DIR, the examples of the installed fio's own source package are used (fetched once with
-# `apt-get source`, which needs a deb-src entry: one is added for Debian's archive when missing).
+# `apt-get source`, which needs a deb-src entry: one is added for Debian's archive when missing). `sid` fetches
+# the newest fio release's source from Debian unstable instead (with a private apt configuration, nothing is
+# installed) into target/fio-source-sid; its HOWTO.rst is then at hand for the fio_options test
+# (IOSCHED_FIO_HOWTO=target/fio-source-sid/fio-*/HOWTO.rst). The oracle stays the installed fio, which does not
+# know a newer release's options: a file it refuses for one of them is listed as refused by fio too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 dir=${1:-}
+if [ "$dir" = sid ]; then
+    cache=$PWD/target/fio-source-sid
+    dir=$(ls -d "$cache"/fio-*/examples 2>/dev/null | head -1 || true)
+    if [ -z "$dir" ]; then
+        mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache"
+        printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: sid\nComponents: main\nSigned-By: %s\n' \
+            /usr/share/keyrings/debian-archive-keyring.gpg > "$cache/apt/sid.sources"
+        apt_opts=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$cache/apt"
+            -o Dir::State::Lists="$cache/apt/lists" -o Dir::Cache="$cache/apt/cache")
+        apt-get "${apt_opts[@]}" update -qq
+        # Only the upstream tarball is needed (Debian's packaging may be missing from the mirror).
+        (cd "$cache" && apt-get "${apt_opts[@]}" source -qq --download-only fio >/dev/null 2>&1 || true)
+        tar xzf "$(ls "$cache"/fio_*.orig.tar.* | head -1)" -C "$cache"
+        dir=$(ls -d "$cache"/fio-*/examples | head -1)
+    fi
+fi
 if [ -z "$dir" ]; then
     command -v fio >/dev/null || apt-get install -y -qq fio >/dev/null
     version=$(fio --version | sed 's/^fio-//')

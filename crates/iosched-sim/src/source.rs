@@ -775,6 +775,7 @@ impl JobProcess {
             self.steady = crate::steady_state::SteadyState::new(
                 self.job.steadystate,
                 self.job.steadystate_duration_ns,
+                self.job.steadystate_interval_ns,
                 self.start_ns + self.job.steadystate_ramp_ns,
             );
             if let Some(search) = &mut self.search {

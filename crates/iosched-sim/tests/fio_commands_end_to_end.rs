@@ -93,12 +93,39 @@ fn cmdprio_bssplit_gives_each_block_size_its_share_of_priorities() {
 fn cmdprio_bssplit_is_exclusive_with_cmdprio_percentage_and_checks_its_entries() {
     let err = parse_str("[a]\nrw=read\ncmdprio_percentage=10\ncmdprio_bssplit=4k/10\n", "j.fio").unwrap_err();
     assert!(err.to_string().contains("exclusive"), "{err}");
-    let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/60:8k/50\n", "j.fio").unwrap_err();
+    let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/60:4k/50/1/0\n", "j.fio").unwrap_err();
     assert!(err.to_string().contains("at most 100") && err.to_string().contains("j.fio:3"), "{err}");
     let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/10/1\n", "j.fio").unwrap_err();
     assert!(err.to_string().contains("size/percent/class/level"), "{err}");
     let err = parse_str("[a]\nrw=write\nsg_write_mode=scramble\n", "j.fio").unwrap_err();
     assert!(err.to_string().contains("write_same_ndob"), "{err}");
+    // fio 3.41's fifth field, a priority hint (a command duration limit descriptor): read, checked, not modelled.
+    let jobs =
+        parse_str("[a]\nrw=read\nbssplit=1M/40:2M/60\ncmdprio_bssplit=1M/10/2/0/1:1M/90/2/0/0:2M/100/2/0/3\n", "j")
+            .unwrap();
+    assert_eq!(jobs[0].cmdprio_bssplit[0].len(), 3);
+    let err = parse_str("[a]\nrw=read\ncmdprio_bssplit=4k/10/2/0/x\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("j.fio:3"), "{err}");
+}
+
+#[test]
+fn io_uring_cmds_write_modes_reach_the_device_as_the_nvme_command_does() {
+    let job = |mode: &str| {
+        format!("[n]\nioengine=io_uring_cmd\ncmd_type=nvme\nrw=write\nbs=4k\nnumber_ios=20\nwrite_mode={mode}\n")
+    };
+    for (mode, want) in [
+        ("write", (Op::Write, false)),
+        ("zeroes", (Op::Write, false)),
+        ("uncor", (Op::Write, false)),
+        ("verify", (Op::Read, true)),
+    ] {
+        let out = run(&job(mode), "ssd:nvme,capacity_gib=1");
+        let mut ops: Vec<(Op, bool)> = out.log.iter().map(|e| (e.req.op, e.req.fua)).collect();
+        ops.dedup();
+        assert_eq!((out.log.len(), ops), (20, vec![want]), "{mode}");
+    }
+    let err = parse_str("[a]\nrw=write\nwrite_mode=scribble\n", "j.fio").unwrap_err();
+    assert!(err.to_string().contains("uncor") && err.to_string().contains("j.fio:3"), "{err}");
 }
 
 /// Mean device time of the requests of `op`, in µs.

@@ -310,6 +310,8 @@ pub struct JobSpec {
     pub steadystate: SteadyStateCriterion,
     pub steadystate_duration_ns: u64,
     pub steadystate_ramp_ns: u64,
+    /// steadystate_check_interval (ss_interval): how often the window takes a sample (fio's default 1 s).
+    pub steadystate_interval_ns: u64,
     /// flow control between jobs: the group (flow_id), this job's weight in it (flow; 0: not in one), and how
     /// long a job that is ahead of its share waits before it tries again (flow_sleep).
     pub flow_id: u32,
@@ -441,6 +443,7 @@ impl Default for JobSpec {
             steadystate: SteadyStateCriterion::default(),
             steadystate_duration_ns: 0,
             steadystate_ramp_ns: 0,
+            steadystate_interval_ns: 1_000_000_000,
             flow_id: 0,
             flow_weight: 0,
             flow_sleep_ns: 0,

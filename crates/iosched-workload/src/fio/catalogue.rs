@@ -68,6 +68,8 @@ pub const SUPPORTED: &[&str] = &[
     "readfua",
     "writefua",
     "sg_write_mode",
+    "write_mode",
+    "steadystate_check_interval",
     "random_distribution",
     "random_sequence_stride",
     "randseed",
@@ -195,6 +197,25 @@ pub const ACCEPTED_WITHOUT_EFFECT: &[(&str, &str)] = &[
     ("stats", "what fio reports, not what reaches the device"),
     ("log_entries", "what fio reports, not what reaches the device"),
     ("log_max_value", "what fio reports, not what reaches the device"),
+    ("log_window_value", "what fio reports, not what reaches the device"),
+    ("log_issue_time", "the logs' issue-time column is not written (what fio reports, not what reaches the device)"),
+    ("job_start_clock_id", "simulated time has one clock"),
+    ("filetype", "files are regions of the device"),
+    ("cmdprio_hint", "I/O priority hints (command duration limits) are not modelled by the device models"),
+    ("priohint", "I/O priority hints (command duration limits) are not modelled by the device models"),
+    ("libaio_vectored", "a vectored submission sends the same I/O"),
+    ("dp_scheme", "a data-placement scheme (NVMe FDP): the SSD models place all data alike"),
+    ("xnvme_dev_subnqn", "xNVMe's device addressing does not change the I/O"),
+    ("xnvme_mem", "xNVMe's buffer memory does not change the I/O"),
+    ("no_completion_thread", "completions are reaped as they happen"),
+    ("thinkcycles", "CPU cycles have no simulated time (thinktime= gives the job a think time)"),
+    ("verify_pattern_interval", "the data written and checked: data contents do not change timing in the models"),
+    (
+        "verify_mode",
+        "verify's reads reach the device as reads; an NVMe Compare (verify_mode=compare) moves the data to the drive \
+         instead, which the models do not tell apart",
+    ),
+    ("recover_zbd_write_error", "zoned devices need a zoned device model, which iosched does not have"),
     ("log_compression", "what fio reports, not what reaches the device"),
     ("log_compression_cpus", "what fio reports, not what reaches the device"),
     ("log_store_compressed", "what fio reports, not what reaches the device"),
@@ -351,6 +372,8 @@ pub const VERIFY_METHODS: &[&str] = &[
 
 /// Options of I/O engines that are not block I/O (refused with that reason).
 pub const NON_BLOCK_OPTIONS: &[&str] = &[
+    "http_s3_security_token",
+    "http_object_mode",
     "hostname",
     "port",
     "protocol",

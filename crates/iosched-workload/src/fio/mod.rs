@@ -28,6 +28,9 @@ use values::{parse_bool, parse_int, parse_percent, parse_size, parse_time_ns, Ti
 /// A problem in a job file, with where it is.
 pub type JobFileError = iosched_core::input::InputError;
 
+/// The largest I/O priority hint (Linux's 10-bit IOPRIO_HINT field).
+const MAX_PRIORITY_HINT: u64 = 1023;
+
 /// Most ranges in one trim command (fio's MAX_TRIM_RANGE, NVMe's Dataset Management limit).
 const MAX_TRIM_RANGES: u64 = 256;
 
@@ -391,7 +394,8 @@ fn parse_ioprio_class(v: &str) -> Result<IoClass, String> {
 }
 
 /// fio's cmdprio_bssplit: per direction (read,write; a trim list is ignored, as fio does) entries
-/// `size/percent` or `size/percent/class/level` joined by ':'; the shares of one direction add up to at most 100.
+/// `size/percent`, `size/percent/class/level` or (fio 3.41) `size/percent/class/level/hint` joined by ':'; the
+/// shares of one block size add up to at most 100.
 fn parse_cmdprio_bssplit(v: &str) -> Result<[Vec<CmdprioSplit>; 2], String> {
     let lists: Vec<&str> = v.split(',').collect();
     if lists.len() > 3 || lists[0].trim().is_empty() {
@@ -401,10 +405,21 @@ fn parse_cmdprio_bssplit(v: &str) -> Result<[Vec<CmdprioSplit>; 2], String> {
         let mut out = Vec::new();
         for entry in list.split(':').map(str::trim).filter(|e| !e.is_empty()) {
             let fields: Vec<&str> = entry.split('/').map(str::trim).collect();
+            // The fifth field (fio 3.41) is a priority hint, read and not modelled (see cmdprio_hint).
             let class_level = match fields.len() {
                 2 => None,
-                4 => Some((parse_ioprio_class(fields[2])?, parse_int(fields[3], 0, LEVEL_MAX as u64)? as u8)),
-                _ => return Err(format!("entries size/percent or size/percent/class/level, found '{entry}'")),
+                4 | 5 => {
+                    if let Some(hint) = fields.get(4) {
+                        parse_int(hint, 0, MAX_PRIORITY_HINT)?;
+                    }
+                    Some((parse_ioprio_class(fields[2])?, parse_int(fields[3], 0, LEVEL_MAX as u64)? as u8))
+                }
+                _ => {
+                    return Err(format!(
+                        "entries size/percent, size/percent/class/level or size/percent/class/level/hint, found \
+                         '{entry}'"
+                    ))
+                }
             };
             out.push(CmdprioSplit {
                 block_bytes: nonzero_size(fields[0])?,
@@ -412,8 +427,15 @@ fn parse_cmdprio_bssplit(v: &str) -> Result<[Vec<CmdprioSplit>; 2], String> {
                 class_level,
             });
         }
-        if out.iter().map(|e| e.percent).sum::<u32>() > 100 {
-            return Err(format!("shares that add up to at most 100, found '{list}'"));
+        // As fio's engines/cmdprio.c: the shares of one block size add up to at most 100.
+        for e in &out {
+            let total: u32 = out.iter().filter(|o| o.block_bytes == e.block_bytes).map(|o| o.percent).sum();
+            if total > 100 {
+                return Err(format!(
+                    "shares of one block size ({}) that add up to at most 100, found '{list}'",
+                    e.block_bytes
+                ));
+            }
         }
         Ok(out)
     };
@@ -656,6 +678,16 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
                 }
             }
         }
+        // io_uring_cmd's NVMe write commands, as sg's modes: Verify reads the media, Write Zeroes and Write
+        // Uncorrectable cover the range without sending data (modelled as a write of the range).
+        "write_mode" => {
+            job.sg_write_mode = match need()? {
+                "write" => SgWriteMode::Write,
+                "verify" => SgWriteMode::Verify,
+                "zeroes" | "uncor" => SgWriteMode::WriteSame,
+                v => return Err(expected(format!("write, uncor, zeroes or verify, found '{v}'"))),
+            }
+        }
         "random_distribution" => job.distribution = parse_distribution(need()?).map_err(expected)?,
         "random_sequence_stride" => job.random_sequence_stride = flag()?,
         "randseed" => job.randseed = Some(parse_int(need()?, 0, u64::MAX).map_err(expected)?),
@@ -695,6 +727,12 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
         }
         "flow_sleep" => job.flow_sleep_ns = parse_int(need()?, 0, 3_600_000_000).map_err(expected)? * 1000,
         "steadystate" | "ss" => job.steadystate = parse_steadystate(need()?).map_err(expected)?,
+        "steadystate_check_interval" | "ss_interval" => {
+            job.steadystate_interval_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?;
+            if job.steadystate_interval_ns == 0 {
+                return Err(expected("an interval above 0".to_string()));
+            }
+        }
         "steadystate_duration" | "ss_dur" => {
             job.steadystate_duration_ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?
         }
