@@ -11,7 +11,8 @@
 //! Writes then cover the logical blocks once each in a pseudo-random order (fio's LFSR; here a keyed
 //! permutation, see [`BlockPermutation`]), region by region of `region bytes / bs` writes. Each write is kept,
 //! with the region's invalid share as its probability, to be written again (so invalidated) in the next region:
-//! those rewrites come first in the next region, which is filled up with new blocks. The job ends when the last
+//! those rewrites come first in the next region (after its first new block, as in fio), which is filled up with
+//! new blocks. The job ends when the last
 //! region is written or every block has been written, whichever comes first; fio sets the job's size to the
 //! physical size, which bounds it too.
 //!
@@ -208,11 +209,8 @@ impl SpRandom {
             self.region += 1;
             self.phase ^= 1;
             self.writes_left = self.region_writes.saturating_sub(self.rewrites_counted[self.phase]);
+            // The kept blocks are written from the next call on; this one takes a new block (as fio's order).
             self.rewrites.extend(self.kept.drain(..));
-            if let Some(block) = self.rewrites.pop_front() {
-                self.maybe_keep(block, rng);
-                return Some(block);
-            }
         }
         let block = self.blocks.next()?;
         self.writes_left = self.writes_left.saturating_sub(1);

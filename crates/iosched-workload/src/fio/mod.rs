@@ -34,8 +34,9 @@ const MAX_PRIORITY_HINT: u64 = 1023;
 /// Most ranges in one trim command (fio's MAX_TRIM_RANGE, NVMe's Dataset Management limit).
 const MAX_TRIM_RANGES: u64 = 256;
 
-/// I/O engines that send a trim of several ranges as one command (fio's FIO_MULTI_RANGE_TRIM).
-const MULTI_RANGE_TRIM_ENGINES: &[&str] = &["io_uring_cmd", "xnvme", "spdk"];
+/// I/O engines that send a trim of several ranges as one command (fio 3.41's FIO_MULTI_RANGE_TRIM: io_uring_cmd
+/// only).
+const MULTI_RANGE_TRIM_ENGINES: &[&str] = &["io_uring_cmd"];
 
 /// How deep `include` may nest (a cycle stops here with an error).
 const MAX_INCLUDE_DEPTH: usize = 16;
@@ -908,15 +909,17 @@ fn parse_iodepth_mode(v: &str) -> Result<Option<SteppedDepth>, String> {
     Ok(Some(SteppedDepth { low_percent, high_percent, step_percent, ramp_ns, run_ns }))
 }
 
-/// sprandom's requirements, as fio checks them: random writes only, of one power-of-two block size, over one
-/// file, without the random map, with the LFSR generator (fio refuses tausworthe).
+/// sprandom's requirements, as fio 3.41 checks them (init.c, filesetup.c, sprandom.c): random writes, of one
+/// power-of-two block size, over one file, without the random map, with the LFSR generator (fio refuses
+/// tausworthe).
 fn check_sprandom(job: &JobSpec) -> Result<(), JobFileError> {
     let at = |option: &str| job.location_of(option).cloned().unwrap_or_else(|| job.defined_at.clone());
     let fail = |option: &str, message: &str| {
         Err(JobFileError { location: at(option), message: format!("job '{}': sprandom {message}", job.name) })
     };
-    if job.rw != RwMode::Write || job.random_percent < 100 {
-        return fail("rw", "writes at random offsets: it needs rw=randwrite");
+    // fio's init.c: random writes (randwrite, or randrw whose writes it places).
+    if !matches!(job.rw, RwMode::Write | RwMode::ReadWrite) || job.random_percent == 0 {
+        return fail("rw", "writes at random offsets: it needs rw=randwrite (or randrw)");
     }
     let BlockSizes::Fixed(bs) = job.block_sizes[1] else {
         return fail("bs", "needs one write block size (bs=)");
