@@ -10,8 +10,8 @@
 # `apt-get source`, which needs a deb-src entry: one is added for Debian's archive when missing). `sid` fetches
 # the newest fio release's source from Debian unstable instead (with a private apt configuration, nothing is
 # installed) into target/fio-source-sid; its HOWTO.rst is then at hand for the fio_options test
-# (IOSCHED_FIO_HOWTO=target/fio-source-sid/fio-*/HOWTO.rst). The oracle stays the installed fio, which does not
-# know a newer release's options: a file it refuses for one of them is listed as refused by fio too.
+# (IOSCHED_FIO_HOWTO=target/fio-source-sid/fio-*/HOWTO.rst), and that release is built (a couple of minutes) to be
+# the oracle, so that a file is listed as refused by fio only when that fio refuses it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +31,14 @@ if [ "$dir" = sid ]; then
         tar xzf "$(ls "$cache"/fio_*.orig.tar.* | head -1)" -C "$cache"
         dir=$(ls -d "$cache"/fio-*/examples | head -1)
     fi
+    src=$(dirname "$dir")
+    if [ ! -x "$src/fio" ]; then
+        echo "building $(basename "$src") to be the oracle" >&2
+        (cd "$src" && ./configure --disable-native >/dev/null && make -s -j"$(nproc)" fio >/dev/null)
+    fi
+    oracle=$src/fio
 fi
+oracle=${oracle:-fio}
 if [ -z "$dir" ]; then
     command -v fio >/dev/null || apt-get install -y -qq fio >/dev/null
     version=$(fio --version | sed 's/^fio-//')
@@ -65,7 +72,7 @@ for f in "$dir"/*.fio; do
         outcome="needs a zoned device"
     elif grep -q "written for a larger device" <<<"$err"; then
         outcome="needs a larger device"
-    elif ! (cd "$(dirname "$f")" && fio --parse-only "$name" >/dev/null 2>&1); then
+    elif ! (cd "$(dirname "$f")" && "$oracle" --parse-only "$name" >/dev/null 2>&1); then
         outcome="refused by fio too"
     else
         outcome="BLOCK I/O REFUSED"
@@ -77,7 +84,7 @@ done
 echo
 total=0
 for k in "${!count[@]}"; do total=$(( total + count[$k] )); done
-echo "$total job files in $dir (fio $(fio --version)):"
+echo "$total job files in $dir (oracle $("$oracle" --version)):"
 for k in "simulates" "not block I/O" "needs a zoned device" "needs a larger device" "refused by fio too" \
     "BLOCK I/O REFUSED"; do
     printf '  %-22s %d\n' "$k" "${count[$k]:-0}"
