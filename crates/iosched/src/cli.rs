@@ -214,6 +214,10 @@ pub struct SweepArgs {
     /// Override every job's runtime, in seconds
     #[arg(long, value_name = "SECONDS")]
     pub runtime: Option<String>,
+    /// Run only the job section NAME of each job file, as fio's --section ([global] sections still apply;
+    /// repeatable)
+    #[arg(long = "section", value_name = "NAME")]
+    pub sections: Vec<String>,
     /// Seed of the random streams
     #[arg(long, default_value_t = 1, conflicts_with = "seeds")]
     pub seed: u64,

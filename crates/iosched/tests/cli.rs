@@ -1106,4 +1106,15 @@ fn section_runs_only_the_named_jobs_and_environment_variables_fill_values() {
         (Some(256), Some(0))
     );
     assert_bad_input(&["sim", p, "--section", "nope"], "no job section named nope (--section)");
+    // sweep takes --section too: each point runs only the named job.
+    let out = iosched(&["sweep", p, "--section", "default", "--policies", "noop,deadline", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let points: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(points.len(), 2);
+    for point in &points {
+        let names: Vec<&str> = point["jobs"].as_array().unwrap().iter().map(|j| j["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["default"], "{point}");
+    }
+    assert_bad_input(&["sweep", p, "--section", "nope"], "no job section named nope (--section)");
 }

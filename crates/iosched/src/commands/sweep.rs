@@ -131,7 +131,7 @@ pub fn plan(args: &SweepArgs) -> Result<Plan, CliError> {
     let runtime_ns = args.runtime.as_deref().map(super::parse_runtime_ns).transpose()?;
     let mut jobfiles = Vec::new();
     for path in &args.jobfiles {
-        jobfiles.push((path.display().to_string(), fio::parse_file(path).map_err(bad)?));
+        jobfiles.push((path.display().to_string(), fio::parse_file_sections(path, &args.sections).map_err(bad)?));
     }
     let keys: Vec<String> = grid.iter().map(|(key, _)| key.clone()).collect();
     for (jobfile, jobs) in &jobfiles {
