@@ -5,22 +5,14 @@
 //! - sg_write_mode: SCSI VERIFY reaches the device as a media read, WRITE SAME and WRITE AND VERIFY as writes;
 //! - random_distribution=sequence (fio 3.40's): the offsets are the given blocks in turn, strided or not.
 
-use iosched_core::registry;
+mod common;
+
 use iosched_core::request::{IoClass, Op};
-use iosched_device::parse_spec;
-use iosched_sim::{simulate, SimConfig, SimOutput, Workload};
+use iosched_sim::SimOutput;
 use iosched_workload::fio::parse_str;
 
 fn run(jobs: &str, device: &str) -> SimOutput {
-    let jobs = parse_str(jobs, "jobs.fio").unwrap();
-    simulate(
-        &Workload::from_jobs(&jobs),
-        registry::create("noop").unwrap(),
-        parse_spec(device).unwrap(),
-        Vec::new(),
-        &SimConfig { seed: 1, record_log: true },
-    )
-    .unwrap()
+    common::run_fio_text(jobs, device)
 }
 
 /// How many requests carry each (class, level).

@@ -4,23 +4,14 @@
 //! 12 KiB ones cut where the next block was already written). norandommap and skewed distributions draw with
 //! replacement.
 
-use iosched_core::registry;
+mod common;
+
 use iosched_core::request::Op;
-use iosched_device::parse_spec;
-use iosched_sim::{simulate, SimConfig, SimOutput, Workload};
-use iosched_workload::fio::parse_str;
+use iosched_sim::SimOutput;
 use std::collections::BTreeMap;
 
 fn run(jobs: &str) -> SimOutput {
-    let jobs = parse_str(jobs, "jobs.fio").unwrap();
-    simulate(
-        &Workload::from_jobs(&jobs),
-        registry::create("noop").unwrap(),
-        parse_spec("simple,latency_us=20").unwrap(),
-        Vec::new(),
-        &SimConfig { seed: 1, record_log: true },
-    )
-    .unwrap()
+    common::run_fio_text(jobs, "simple,latency_us=20")
 }
 
 /// How many times each 4 KiB block was written, the bytes written and the sizes seen.

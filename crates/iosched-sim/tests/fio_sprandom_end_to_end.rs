@@ -3,10 +3,10 @@
 //! each region's writes that are written again in the next region falls from the cleaned block's invalid share
 //! (1 - 1 / (0.5 / op + 0.7): 24.8 % at op 0.15) in the first region to none in the last.
 
-use iosched_core::registry;
+mod common;
+
 use iosched_core::request::Op;
-use iosched_device::parse_spec;
-use iosched_sim::{simulate, SimConfig, SimOutput, Workload};
+use iosched_sim::SimOutput;
 use iosched_workload::fio::parse_str;
 use std::collections::HashMap;
 
@@ -14,15 +14,7 @@ const EXAMPLE: &str = "[global]\nioengine=libaio\nrw=randwrite\nbs=4k\nblockalig
                        iodepth=64\nsize=512m\n[preconditioning]\nsprandom=1\nspr_op=0.15\nspr_num_regions=100\n";
 
 fn run(jobs: &str) -> SimOutput {
-    let jobs = parse_str(jobs, "sprandom.fio").unwrap();
-    simulate(
-        &Workload::from_jobs(&jobs),
-        registry::create("noop").unwrap(),
-        parse_spec("simple,latency_us=20").unwrap(),
-        Vec::new(),
-        &SimConfig { seed: 1, record_log: true },
-    )
-    .unwrap()
+    common::run_fio_text(jobs, "simple,latency_us=20")
 }
 
 #[test]

@@ -3,25 +3,17 @@
 //! and the steps at 100 % and above run unlimited at a depth that grows with the share; latency rises once the
 //! device saturates, and the job ends after its last step, long before its runtime.
 
-use iosched_core::registry;
-use iosched_device::parse_spec;
+mod common;
+
 use iosched_report::fio_json;
-use iosched_sim::{simulate, SimConfig, SimOutput, Workload};
+use iosched_sim::SimOutput;
 use iosched_workload::fio::parse_str;
 
 /// 100 µs per request, 4 KiB at 400 MB/s over one channel: about 97,700 IOPS at most, reached from depth 11.
 const DEVICE: &str = "simple,latency_us=100,bandwidth_mb_per_s=400,queue_depth=64";
 
 fn run(jobs: &str) -> SimOutput {
-    let jobs = parse_str(jobs, "stepped.fio").unwrap();
-    simulate(
-        &Workload::from_jobs(&jobs),
-        registry::create("noop").unwrap(),
-        parse_spec(DEVICE).unwrap(),
-        Vec::new(),
-        &SimConfig { seed: 1, record_log: false },
-    )
-    .unwrap()
+    common::run_fio_text(jobs, DEVICE)
 }
 
 const EXAMPLE: &str = "[step]\nioengine=libaio\niodepth=64\nnumjobs=1\ndirect=1\n\

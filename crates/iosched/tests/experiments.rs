@@ -50,6 +50,11 @@ fn num(v: &Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("{key} is not a number in {v}"))
 }
 
+/// netflix-fill: a result's read p99 during the fill over its read p99 before it.
+fn read_p99_rise(r: &Value) -> f64 {
+    num(r, "read_p99_ms_during") / num(r, "read_p99_ms_before")
+}
+
 #[test]
 fn geom_sched_shows_anticipation_paying_off() {
     let v = experiment_json("geom-sched");
@@ -77,7 +82,7 @@ fn netflix_fill_shows_the_write_limit_taming_read_latency() {
     let noop = result(&v, "noop", "case", "fill");
     let qd1 = result(&v, "cam-write-qd1", "case", "fill");
     let bias = result(&v, "cam-read-bias", "case", "fill");
-    let rise = |r: &Value| num(r, "read_p99_ms_during") / num(r, "read_p99_ms_before");
+    let rise = read_p99_rise;
     let mean_change = (num(bias, "read_mean_ms_during") / num(noop, "read_mean_ms_during") - 1.0).abs();
     eprintln!(
         "p99 rise: noop {:.1}x, cam-write-qd1 {:.1}x at {:.0} % of noop's write rate; read bias moves the mean {:.1} %",
@@ -105,10 +110,7 @@ fn netflix_bulk_fill_spikes_noops_reads_and_a_write_queue_of_one_keeps_them_low(
     // fill, noop's rises at least 70x (84.9x at the seed: garbage collection sets the write rate) and the write
     // limit of one keeps it under 5x (3.2x).
     let v = experiment_json("netflix-fill");
-    let rise = |policy: &str| {
-        let r = result(&v, policy, "case", "bulk-fill");
-        num(r, "read_p99_ms_during") / num(r, "read_p99_ms_before")
-    };
+    let rise = |policy: &str| read_p99_rise(result(&v, policy, "case", "bulk-fill"));
     let (noop, qd1) = (rise("noop"), rise("cam-write-qd1"));
     eprintln!("bulk fill, read p99 rise: noop {noop:.1}x, cam-write-qd1 {qd1:.1}x");
     assert!(noop >= 70.0, "noop p99 rise {noop:.1}x");
@@ -121,10 +123,7 @@ fn netflix_trims_batched_by_cams_trim_controls_cut_the_read_spike() {
     // blocks it); CAM holding them for a batch (trim_goal, trim_ticks) drains the drive once per batch. At the
     // commit that added the variant: noop 287.8x, cam-trim-batch 42.3x.
     let v = experiment_json("netflix-fill");
-    let rise = |policy: &str| {
-        let r = result(&v, policy, "case", "fill+trims");
-        num(r, "read_p99_ms_during") / num(r, "read_p99_ms_before")
-    };
+    let rise = |policy: &str| read_p99_rise(result(&v, policy, "case", "fill+trims"));
     let (noop, batched) = (rise("noop"), rise("cam-trim-batch"));
     eprintln!("fill+trims, read p99 rise: noop {noop:.1}x, cam-trim-batch {batched:.1}x");
     assert!(batched * 3.0 <= noop, "cam-trim-batch {batched:.1}x against noop's {noop:.1}x");
