@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The seed experiments' figures over the job-file parameters the seeds do not give: bfq-startup's application
-# think time (app.fio: 15 ms after every 8 reads) and geom-sched's cvs random share (cvs.fio: 10 %). Each value
+# think time (app.fio: 15 ms after every 8 reads) and geom-sched's cvs locality (cvs.fio: a long seek every 128 reads). Each value
 # runs an exported copy of the experiment with that one line changed; prints the figure the seed reports.
 # Usage: scripts/experiment-sweeps.sh [IOSCHED_BINARY]
 set -euo pipefail
@@ -21,14 +21,17 @@ print('  think %2d ms: ' % $think_ms + ', '.join('%s %.2fx' % (b, r[('cfq', b)] 
 done
 
 "$bin" experiment geom-sched --export "$work/gs" >/dev/null
-echo "geom-sched, dd-read + cvs: dd's rate under rr against noop (the seed: 30 against 6 MB/s), cvs's rate, by cvs's random share"
-for random_percent in 10 25 50 75 100; do
-    sed -i "s/^percentage_random=.*/percentage_random=${random_percent}/" "$work/gs/cvs.fio"
+echo "geom-sched: dd's rate under rr (the seed: 30 MB/s read, 14 MB/s write) and how much slower cvs is than alone"
+echo "(the seed: ok), by how many reads cvs makes between long seeks (cvs.fio: randread:128)"
+for run in 8 32 64 128 256 1024; do
+    sed -i "s/^rw=randread.*/rw=randread:${run}/" "$work/gs/cvs.fio"
     "$bin" experiment "$work/gs" --json --policies noop,rr | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
-r = {x['policy']: x for x in d['results'] if x['case'] == 'dd-read+cvs'}
-print('  random %3d %%: dd rr %.1f / noop %.1f MB/s = %.1fx; cvs rr %.1f, noop %.1f ops/s' % ($random_percent,
-      r['rr']['dd_mb_per_s'], r['noop']['dd_mb_per_s'], r['rr']['dd_mb_per_s'] / r['noop']['dd_mb_per_s'],
-      r['rr']['cvs_ops_per_s'], r['noop']['cvs_ops_per_s']))"
+r = {(x['policy'], x['case']): x for x in d['results']}
+line = '  every %4d reads:' % $run
+for case in ('dd-read+cvs', 'dd-write+cvs'):
+    line += ' %s: rr dd %.1f MB/s, cvs %.1fx slower (noop: dd %.1f, cvs %.1fx);' % (case, r[('rr', case)]['dd_mb_per_s'],
+        r[('rr', case)]['cvs_slowdown'], r[('noop', case)]['dd_mb_per_s'], r[('noop', case)]['cvs_slowdown'])
+print(line)"
 done

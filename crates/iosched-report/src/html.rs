@@ -3,7 +3,9 @@
 //! 002), latency CDFs per policy, and bars of each case's figures.
 
 use crate::experiment::{render, verdict_figure, verdict_range, verdict_word};
-use iosched_sim::experiment::{metric_names, verdicts, Experiment, ExperimentOutcome, Metrics, RunOutcome, Verdict};
+use iosched_sim::experiment::{
+    metric_names, run_figure, verdicts, Experiment, ExperimentOutcome, Metrics, RunOutcome, Verdict,
+};
 use std::fmt::Write;
 
 const PALETTE: &[&str] =
@@ -322,18 +324,41 @@ struct SeedBand<'a> {
     holds: Option<bool>,
 }
 
-/// Bars, one per label, each in its policy's colour, with the seed's figures marked on theirs.
+/// Bars the largest of which is more than this many times the smallest are drawn on a log axis, so that the
+/// small ones (often the seed's) stay readable.
+const BAR_LOG_SPAN: f64 = 100.0;
+
+/// Bars, one per label, each in its policy's colour, with the seed's figures marked on theirs. The axis is
+/// linear from 0, or in decades when the bars span more than [`BAR_LOG_SPAN`].
 fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)], seed: &[SeedBand]) -> String {
     let mut svg = String::new();
     let plot_w = WIDTH - LEFT - 20.0;
     let plot_h = HEIGHT - TOP - BOTTOM - 20.0;
     // The axis reaches the seed's figures too; an open range ("at least 100") gets room above its end.
     let seed_tops = seed.iter().filter_map(|b| b.high.or(b.low.map(|lo| lo * 1.3)));
-    let highest = bars.iter().map(|b| b.1).chain(seed_tops).fold(0.0, f64::max);
-    let (y_max, y_step) = nice_axis(highest);
-    let y_of = |y: f64| TOP + plot_h - (y.min(y_max) / y_max) * plot_h;
+    let values = || bars.iter().map(|b| b.1).chain(seed_tops.clone());
+    let (lowest, highest) =
+        values().filter(|v| *v > 0.0).fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let scale = if highest > BAR_LOG_SPAN * lowest { Scale::Log } else { Scale::Linear };
+    let (y_min, y_max, y_step) = match scale {
+        Scale::Log => {
+            let (lo, hi) = decades(values());
+            (lo, hi, 10.0)
+        }
+        Scale::Linear => {
+            let (max, step) = nice_axis(highest);
+            (0.0, max, step)
+        }
+    };
+    let y_of = |y: f64| {
+        let along = match scale {
+            Scale::Log => (y.clamp(y_min, y_max).log10() - y_min.log10()) / (y_max.log10() - y_min.log10()),
+            Scale::Linear => y.min(y_max) / y_max,
+        };
+        TOP + plot_h - along * plot_h
+    };
     open_svg(&mut svg, title);
-    y_axis(&mut svg, &ticks(0.0, y_max, y_step, Scale::Linear), &y_of, plot_w, y_name, Scale::Linear);
+    y_axis(&mut svg, &ticks(y_min, y_max, y_step, scale), &y_of, plot_w, y_name, scale);
     let slot = plot_w / bars.len().max(1) as f64;
     for (i, (name, value, colour)) in bars.iter().enumerate() {
         let x = LEFT + i as f64 * slot + slot * 0.15;
@@ -356,7 +381,7 @@ fn bar_chart(title: &str, y_name: &str, bars: &[(String, f64, &str)], seed: &[Se
     }
     for band in seed {
         let x = LEFT + band.bar as f64 * slot + slot * 0.05;
-        let (top, bottom) = (y_of(band.high.unwrap_or(y_max)), y_of(band.low.unwrap_or(0.0)));
+        let (top, bottom) = (y_of(band.high.unwrap_or(y_max)), y_of(band.low.unwrap_or(y_min)));
         let verdict = match band.holds {
             Some(true) => "holds",
             Some(false) => "does not hold",
@@ -546,7 +571,7 @@ tr.fails td:last-child {{ color: #b42318; font-weight: bold; }}
         for (metric, what) in &kinds {
             let bars: Vec<(String, f64, &str)> = runs
                 .iter()
-                .filter_map(|r| r.measures.metrics.value(metric).map(|v| (r.policy.clone(), v, color(&r.policy))))
+                .filter_map(|r| run_figure(&outcome.runs, r, metric).map(|v| (r.policy.clone(), v, color(&r.policy))))
                 .collect();
             if bars.iter().all(|b| b.1 <= 0.0) {
                 continue;

@@ -191,7 +191,8 @@ pub struct IoGenerator {
     pickers: [BlockPicker; 3],
     /// Remaining I/Os of the current random pick (the `:N` suffix), per direction, and where it is.
     run_left: [u64; 3],
-    run_at: [(u32, u64); 3],
+    /// (file, start, end) of the run's last I/O, relative to the file.
+    run_at: [(u32, u64, u64); 3],
     /// trimwrite: the block just trimmed, to be written next.
     write_after_trim: Option<NextIo>,
     /// zonemode=strided: the zone I/O stays in, and how much it has transferred there.
@@ -258,7 +259,7 @@ impl IoGenerator {
             cursors_bytes: vec![[0; 3]; files as usize],
             pickers,
             run_left: [0; 3],
-            run_at: [(0, 0); 3],
+            run_at: [(0, 0, 0); 3],
             write_after_trim: None,
             zones: job.zone_strided.then(|| Strided {
                 range: if job.zone_range_bytes > 0 { job.zone_range_bytes } else { job.zone_size_bytes }
@@ -401,19 +402,23 @@ impl IoGenerator {
         let relative = if random {
             let align = self.align_bytes[dir].max(1);
             if self.run_left[dir] > 0 {
-                self.run_left[dir] -= 1;
-                let (f, at) = self.run_at[dir];
-                let at = if self.sequencer_identical || at + 2 * len_bytes > self.file_len_bytes {
-                    at
-                } else {
-                    at + len_bytes
-                };
-                self.run_at[dir] = (f, at);
-                return NextIo {
-                    op,
-                    offset_bytes: self.region_start_bytes + f as u64 * self.file_len_bytes + at,
-                    len_bytes,
-                };
+                // As fio's get_next_seq_offset: the run continues where the last I/O ended (so runs of mixed
+                // sizes stay contiguous), or at the same block for rw_sequencer=identical; past the file's end,
+                // fio falls back to a new random pick, and so does this.
+                let (f, last_start, last_end) = self.run_at[dir];
+                let at = if self.sequencer_identical { Some(last_start) } else { Some(last_end) }
+                    .filter(|at| at + len_bytes <= self.file_len_bytes);
+                if let Some(at) = at {
+                    self.run_left[dir] -= 1;
+                    self.run_at[dir] = (f, at, at + len_bytes);
+                    self.cursors_bytes[f as usize][dir] = at + len_bytes;
+                    return NextIo {
+                        op,
+                        offset_bytes: self.region_start_bytes + f as u64 * self.file_len_bytes + at,
+                        len_bytes,
+                    };
+                }
+                self.run_left[dir] = 0;
             }
             let blocks = ((hi - lo - len_bytes) / align) + 1;
             let mut at = lo + self.pickers[dir].pick(blocks, rng) * align;
@@ -429,7 +434,7 @@ impl IoGenerator {
             }
             if self.rw_suffix > 1 {
                 self.run_left[dir] = self.rw_suffix - 1;
-                self.run_at[dir] = (file, at);
+                self.run_at[dir] = (file, at, at + len_bytes);
             }
             // As fio's last_pos: a sequential I/O after a random one (percentage_random) continues from it.
             self.cursors_bytes[file as usize][dir] = at + len_bytes;
@@ -579,6 +584,29 @@ mod tests {
             assert_eq!(offs[4 + k], offs[4] + 4096 * k as u64);
         }
         assert_ne!(offs[4], offs[3] + 4096);
+    }
+
+    /// fio continues a run where the last I/O ended, whatever its size: a run of mixed sizes has no holes
+    /// and no overlaps (an earlier version stepped by the new I/O's size from the last one's start).
+    #[test]
+    fn random_suffix_runs_of_mixed_sizes_are_contiguous() {
+        let split = BlockSizes::Split(vec![(4096, 50), (16384, 30), (65536, 20)]);
+        let job = JobSpec {
+            random_percent: 100,
+            rw_suffix: 8,
+            block_sizes: [split.clone(), split.clone(), split],
+            ..JobSpec::default()
+        };
+        let (mut g, mut rng) = generator(&job, 0, 1 << 30);
+        let ios: Vec<NextIo> = (0..800).map(|_| g.next(&mut rng)).collect();
+        let mut sizes = std::collections::BTreeSet::new();
+        for run in ios.chunks(8) {
+            for pair in run.windows(2) {
+                assert_eq!(pair[1].offset_bytes, pair[0].offset_bytes + pair[0].len_bytes, "{run:?}");
+                sizes.insert(pair[0].len_bytes);
+            }
+        }
+        assert!(sizes.len() >= 3, "the runs mix sizes: {sizes:?}");
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! [[case.figure]]
 //! says = "rr: dd 30 MB/s"        # the seed's words, shown beside the verdict
 //! policy = "rr"                  # a policy label of the experiment
-//! metric = "stream_mb_per_s"     # one of the measure's figures (see `metric_names`)
+//! metric = "stream_mb_per_s"     # one of the measure's figures (see `metric_names`); interactive_slowdown is
+//!                                # the interactive job's rate alone (its own case) over its rate in this one
 //! low = 25.5                     # holds when low <= figure <= high (either may be left out)
 //! high = 34.5
 //! # relative_to = "cfq"          # then the figure is policy's / relative_to's, in the same case
@@ -38,7 +39,9 @@ pub struct SeedFigure {
 /// The names of the figures a measure reports, and the unit each is shown in.
 pub fn metric_names(measure: &Measure) -> &'static [(&'static str, &'static str)] {
     match measure {
-        Measure::GeomSched { .. } => &[("stream_mb_per_s", "MB/s"), ("interactive_ops_per_s", "ops/s")],
+        Measure::GeomSched { .. } => {
+            &[("stream_mb_per_s", "MB/s"), ("interactive_ops_per_s", "ops/s"), ("interactive_slowdown", "x")]
+        }
         Measure::NetflixFill { .. } => &[
             ("read_mean_ms_before", "ms"),
             ("read_p99_ms_before", "ms"),
@@ -112,8 +115,22 @@ pub struct Verdict {
     pub holds: Option<bool>,
 }
 
-fn figure_of(runs: &[&RunOutcome], policy: &str, metric: &str) -> Option<f64> {
-    runs.iter().find(|r| r.policy == policy).and_then(|r| r.measures.metrics.value(metric))
+/// The figure called `metric` of one run: its own (see [`Metrics::value`]), or interactive_slowdown, which needs
+/// the run of the same policy without the stream (`all` is every run of the experiment).
+pub fn run_figure(all: &[RunOutcome], run: &RunOutcome, metric: &str) -> Option<f64> {
+    if metric != "interactive_slowdown" {
+        return run.measures.metrics.value(metric);
+    }
+    let here = run.measures.metrics.value("interactive_ops_per_s")?;
+    let alone = all.iter().filter(|r| r.policy == run.policy).find_map(|r| match r.measures.metrics {
+        Metrics::GeomSched { dd_mb_per_s: None, cvs_ops_per_s } => cvs_ops_per_s,
+        _ => None,
+    })?;
+    (here > 0.0).then(|| alone / here)
+}
+
+fn figure_of(all: &[RunOutcome], runs: &[&RunOutcome], policy: &str, metric: &str) -> Option<f64> {
+    runs.iter().find(|r| r.policy == policy).and_then(|r| run_figure(all, r, metric))
 }
 
 /// Every seed figure of every case, in the file's order, with iosched's figure and the verdict.
@@ -122,10 +139,10 @@ pub fn verdicts(cases: &[super::description::Case], outcome: &ExperimentOutcome)
     for case in cases {
         let runs: Vec<&RunOutcome> = outcome.runs.iter().filter(|r| r.case == case.entry.name).collect();
         for figure in &case.entry.figures {
-            let mine = figure_of(&runs, &figure.policy, &figure.metric);
+            let mine = figure_of(&outcome.runs, &runs, &figure.policy, &figure.metric);
             let iosched = match &figure.relative_to {
                 None => mine,
-                Some(other) => match (mine, figure_of(&runs, other, &figure.metric)) {
+                Some(other) => match (mine, figure_of(&outcome.runs, &runs, other, &figure.metric)) {
                     (Some(a), Some(b)) if b > 0.0 => Some(a / b),
                     _ => None,
                 },

@@ -14,6 +14,6 @@ pub mod measure;
 pub mod runner;
 
 pub use description::{load, Case, Experiment, Files, Measure, PolicyEntry};
-pub use figures::{metric_names, verdicts, SeedFigure, Verdict};
+pub use figures::{metric_names, run_figure, verdicts, SeedFigure, Verdict};
 pub use measure::{Metrics, RunMeasures, SeriesPoint};
 pub use runner::{plan, run, ExperimentOutcome, RunOutcome};
