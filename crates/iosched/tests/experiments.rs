@@ -494,3 +494,30 @@ fn rr_halves_dd_and_keeps_cvs_ok_only_when_cvs_seeks_rarely() {
         assert!(dd >= 4.0 * num(&r("noop", "dd-read+cvs"), "dd_mb_per_s"), "every {run}: rr's dd against noop's");
     }
 }
+
+#[test]
+fn benchmarks_table_of_seed_figures_says_what_the_experiments_give_today() {
+    // BENCHMARKS.md's "Every seed figure" (scripts/seed-figures.sh prints it): each figure's verdict must be
+    // today's, so that a change that moves one is seen and the table re-measured.
+    let table = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../BENCHMARKS.md")).unwrap();
+    let mut rows = 0;
+    for name in ["geom-sched", "netflix-fill", "bfq-startup", "dbload"] {
+        let out = iosched(&["experiment", name, "--json"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for f in v["seed_figures"].as_array().unwrap() {
+            let verdict = match f["holds"].as_bool() {
+                Some(true) => "holds",
+                Some(false) => "does not hold",
+                None => "not run",
+            };
+            let start = format!("| {name} | {} | {} |", f["case"].as_str().unwrap(), f["says"].as_str().unwrap());
+            let line = table.lines().find(|l| l.starts_with(&start));
+            let line =
+                line.unwrap_or_else(|| panic!("BENCHMARKS.md has no row for {start}: run scripts/seed-figures.sh"));
+            assert!(line.ends_with(&format!("| {verdict} |")), "BENCHMARKS.md says {line}; today: {verdict}");
+            rows += 1;
+        }
+    }
+    assert!(rows >= 30, "{rows} seed figures");
+}
