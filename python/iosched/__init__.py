@@ -39,6 +39,7 @@ def simulate(
     trace_format: Optional[str] = None,
     replay: Optional[str] = None,
     switch_at: Sequence[str] = (),
+    sections: Sequence[str] = (),
 ) -> Result:
     """Simulate fio jobs and/or block traces under a policy on a device model, as ``iosched sim --json`` does.
 
@@ -50,6 +51,7 @@ def simulate(
     traces, trace_format, replay: block traces to replay, their format and replay mode (as --trace, --format,
     --replay).
     switch_at: policy switches during the run, each "TIME:POLICY[,KEY=VALUE...]".
+    sections: run only these job sections of the job files, as fio's --section ([global] still applies).
     """
     if jobs is None and not traces:
         raise ValueError("give fio jobs (a path, a list of paths or job text), traces, or both")
@@ -67,6 +69,7 @@ def simulate(
         args += ["--replay", replay]
     for switch in switch_at:
         args += ["--switch-at", switch]
+    args += _cli.section_args(sections)
     with _cli.job_paths(jobs) as paths:
         return Result(_cli.run(args + paths))
 

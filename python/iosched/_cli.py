@@ -73,3 +73,15 @@ def format_value(value: object) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return str(value)
+
+
+def section_args(sections) -> list[str]:
+    """``--section NAME`` for each job section named (a name or a list of names)."""
+    if isinstance(sections, str):
+        sections = [sections]
+    args: list[str] = []
+    for name in sections:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"sections: expected job section names, found {name!r}")
+        args += ["--section", name]
+    return args

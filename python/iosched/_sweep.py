@@ -34,6 +34,7 @@ def sweep_args(
     policies: Sequence[str] = ("noop", "deadline", "bfq"),
     seeds: Sequence[int] = (1,),
     runtime: Union[str, float, None] = None,
+    sections: Sequence[str] = (),
 ) -> list[str]:
     """``iosched sweep``'s arguments for these axes."""
     if isinstance(jobs, (str, os.PathLike)):
@@ -58,14 +59,16 @@ def sweep_args(
     args += ["--seeds", ",".join(str(s) for s in seeds)]
     if runtime is not None:
         args += ["--runtime", str(runtime)]
-    return args
+    return args + _cli.section_args(sections)
 
 
-def sweep_points(jobs, grid=None, devices=None, policies=("noop", "deadline", "bfq"), seeds=(1,), runtime=None):
+def sweep_points(
+    jobs, grid=None, devices=None, policies=("noop", "deadline", "bfq"), seeds=(1,), runtime=None, sections=()
+):
     """The points a sweep would run, as a DataFrame (point, jobfile, device, policy, settings, seed)."""
     import pandas as pd
 
-    plan = _plan(sweep_args(jobs, grid, devices, policies, seeds, runtime))
+    plan = _plan(sweep_args(jobs, grid, devices, policies, seeds, runtime, sections))
     return pd.DataFrame.from_records(
         [
             {
@@ -216,6 +219,7 @@ def sweep(
     ray_address: Optional[str] = None,
     progress: Optional[bool] = None,
     flush_seconds: float = 10.0,
+    sections: Sequence[str] = (),
 ):
     """Run every combination of ``jobs`` (job files), ``devices`` (specs), ``policies``, the ``grid``'s tunable
     values (each applied to the policies that have it) and ``seeds``, one task per combination, and write the
@@ -228,10 +232,11 @@ def sweep(
     killed worker, a crash) keeps every row written before it stopped. The rows are the same whatever the
     executor and the number of workers.
     progress: a tqdm bar (in a terminal and in Jupyter); None shows it where there is a terminal.
+    sections: run only these job sections of each job file, as fio's --section ([global] still applies).
     """
     if executor not in ("threads", "ray"):
         raise ValueError(f"executor: expected 'threads' or 'ray', found {executor!r}")
-    args = sweep_args(jobs, grid, devices, policies, seeds, runtime)
+    args = sweep_args(jobs, grid, devices, policies, seeds, runtime, sections)
     plan = _plan(args)
     output = Path(output)
     if output.parent and not output.parent.exists():

@@ -48,6 +48,19 @@ def test_job_text_and_job_file_give_the_same_result(tmp_path):
     assert iosched.simulate(MIXED).json == iosched.simulate(path).json == iosched.simulate([str(path)]).json
 
 
+def test_sections_run_only_the_named_jobs_as_the_cli(tmp_path):
+    path = tmp_path / "mixed.fio"
+    path.write_text(MIXED)
+    r = iosched.simulate(path, sections=["writer"])
+    assert list(r.jobs()["job"]) == ["writer"]
+    out = cli("sim", "--json", str(path), "--section", "writer")
+    assert out.returncode == 0, out.stderr
+    assert r.json == out.stdout
+    assert iosched.simulate(path, sections="reader").json != r.json
+    with pytest.raises(ValueError, match="no-such"):
+        iosched.simulate(path, sections=["no-such"])
+
+
 @pytest.mark.parametrize("jobfile", SHIPPED_JOB_FILES)
 def test_json_is_byte_identical_to_the_cli(jobfile, in_repo):
     for extra in ([], ["--device", "hdd:sata7200", "--policy", "bfq", "--seed", "7"]):

@@ -49,6 +49,18 @@ def test_threads_give_the_cli_table_whatever_the_workers(job, tmp_path):
     assert set(points["settings"]) == {"fifo_batch=2", "fifo_batch=16", ""}
 
 
+def test_sections_sweep_only_the_named_jobs_as_the_cli(job, tmp_path):
+    out_path = tmp_path / "cli.parquet"
+    args = ["sweep", str(job), "--policies", "noop", "--runtime", "0.2", "--section", "reader"]
+    out = cli(*args, "--parquet", str(out_path))
+    assert out.returncode == 0, out.stderr
+    expected = pq.read_table(out_path)
+    output = tmp_path / "py.parquet"
+    frame = iosched.sweep(job, policies=["noop"], runtime="0.2", sections=["reader"], output=output, workers=1)
+    assert pq.read_table(output).equals(expected)
+    assert set(frame["job"]) == {"reader"}
+
+
 def test_a_rerun_runs_only_what_is_missing(job, tmp_path):
     output = tmp_path / "sweep.parquet"
     full = iosched.sweep(job, output=output, **AXES)
