@@ -154,6 +154,12 @@ fn demo_runs_the_geom_sched_experiment_under_every_policy() {
     for name in ["geom-sched", "dd-read+cvs", "dd-write+cvs", "noop", "rr", "bfq", "cam", "kyber", "cvs slowdown"] {
         assert!(text.contains(name), "missing {name} in:\n{text}");
     }
+    // The closing count agrees with the verdict lines above it (a long verdict line wraps, indented by 4).
+    let unwrapped = text.replace("\n    ", " ");
+    let holding = unwrapped.lines().filter(|l| l.contains("seed figure") && l.trim_end().ends_with(": holds")).count();
+    let all = unwrapped.lines().filter(|l| l.trim_start().starts_with("seed figure \"")).count();
+    assert!(all >= 12, "{all} seed figures in:\n{text}");
+    assert!(text.contains(&format!("The seed's figures: {holding} of {all} hold.")), "{text}");
 }
 
 #[test]
