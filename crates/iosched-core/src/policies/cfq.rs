@@ -3,7 +3,8 @@
 //! slice scaled by its level, and a sync queue that runs dry is idled on for its next request.
 //!
 //! Source: Linux block/cfq-iosched.c and Documentation/block/cfq-iosched.txt (2.6.33 to 4.x). As there:
-//! - Queues per flow and direction of synchrony. A sync queue is in the sync workload unless it is seeky (more
+//! - A sync queue per flow; one async queue per class and level, shared by every flow of that priority (as
+//!   cfq_async_queue_prio). A sync queue is in the sync workload unless it is seeky (more
 //!   than 4 of its last 32 requests seek more than 800 sectors) or its mean think time exceeds slice_idle, in
 //!   which case it is sync-noidle; async queues are async.
 //! - The class served is the highest with busy queues; an IDLE-class queue dispatches only when no RT or BE
@@ -30,8 +31,7 @@
 //!   back_seek_penalty.
 //!
 //! Differences: there are no cgroups (group_idle is accepted and has no effect; all queues are in one group);
-//! slice residuals are not carried into the next key; async queues are per flow rather than shared per
-//! priority; queues are not merged. Bound: none (a queue keeps the device for its slice).
+//! slice residuals are not carried into the next key; queues are not merged. Bound: none (a queue keeps the device for its slice).
 //! Cost: O(log N) in busy queues (ordered maps per class and workload), O(log n) within a queue.
 
 use super::flow_map::FlowMap;
@@ -177,8 +177,15 @@ impl Default for Cfq {
     }
 }
 
-fn queue_key(flow: u32, sync: bool) -> u64 {
-    (u64::from(flow) << 1) | u64::from(sync)
+/// A request's queue: its flow's sync queue, or the async queue of its class and level, which every flow of
+/// that priority shares (cfq_get_queue takes async queues from cfq_async_queue_prio: one per class and level).
+fn queue_key(req: &Request) -> u64 {
+    if req.sync {
+        (u64::from(req.flow.0) << 1) | 1
+    } else {
+        // Above every flow's key (flow << 1 < 2^33), with the sync bit clear.
+        (1u64 << 40) | ((req.class as u64) << 8) | (u64::from(req.level) << 1)
+    }
 }
 
 impl Cfq {
@@ -429,7 +436,7 @@ impl Policy for Cfq {
                 Some(*key) == in_service || q.busy || q.dispatched > 0 || now_ns < q.last_active_ns + FORGET_AFTER_NS
             });
         }
-        let key = queue_key(req.flow.0, req.sync);
+        let key = queue_key(&req);
         let q = self.queues.entry(key).or_insert_with(|| Queue {
             sync: req.sync,
             class: req.class,
@@ -572,7 +579,7 @@ impl Policy for Cfq {
         if req.sync && now_ns.saturating_sub(req.queued_ns) > self.slice_sync_ns {
             self.last_delayed_sync_ns = now_ns;
         }
-        let key = queue_key(req.flow.0, req.sync);
+        let key = queue_key(&req);
         let in_service = self.in_service == Some(key);
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
@@ -776,6 +783,37 @@ mod tests {
         p.enqueue(NS_PER_MS, Request::new(100, Op::Read, 1 << 30, 4096, 2));
         assert!(matches!(p.dispatch(NS_PER_MS, &CTX), Dispatch::Request(r) if r.id.0 == 100));
         assert_eq!(p.stats().iter().find(|(n, _)| *n == "preemptions").unwrap().1, StatValue::Count(1));
+    }
+
+    #[test]
+    fn flows_of_one_priority_share_one_async_queue_served_as_one_elevator() {
+        // Two flows' async writes, interleaved on the disk: one queue (cfq_async_queue_prio), so one elevator
+        // sweep takes them in offset order across both flows; at another level, a queue of its own.
+        let mut p = Cfq::new();
+        for i in 0..8u64 {
+            let mut w = Request::new(i, Op::Write, (7 - i) * 8192 + (i % 2) * 4096, 4096, 1 + (i % 2) as u32);
+            w.sync = false;
+            p.enqueue(0, w);
+        }
+        let mut other = Request::new(100, Op::Write, 1 << 30, 4096, 3);
+        (other.sync, other.level) = (false, 0);
+        p.enqueue(0, other);
+        assert_eq!(p.queues.len(), 2, "one async queue per class and level");
+        let mut offsets = Vec::new();
+        let mut now = 0;
+        while offsets.len() < 8 {
+            let Dispatch::Request(mut r) = p.dispatch(now, &CTX) else { panic!("async work waits") };
+            r.dispatched_ns = now;
+            now += NS_PER_MS;
+            r.completed_ns = now;
+            p.complete(now, &r);
+            if r.level == 4 {
+                offsets.push(r.offset_bytes);
+            }
+        }
+        let mut sorted = offsets.clone();
+        sorted.sort_unstable();
+        assert_eq!(offsets, sorted, "one sweep across both flows");
     }
 
     #[test]
