@@ -579,7 +579,7 @@ impl Policy for Cfq {
         if req.sync && now_ns.saturating_sub(req.queued_ns) > self.slice_sync_ns {
             self.last_delayed_sync_ns = now_ns;
         }
-        let key = queue_key(&req);
+        let key = queue_key(req);
         let in_service = self.in_service == Some(key);
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
