@@ -186,7 +186,7 @@ fn dbload_says_whether_the_seed_order_holds() {
         ("as", 43.8, 0.4),
         ("rr", 49.5, 0.7),
         ("cfq", 48.5, 1.1),
-        ("bfq", 59.6, 5.9),
+        ("bfq", 44.1, 1.3),
         ("deadline", 79.4, 1.1),
         ("kyber", 119.9, 3.5),
         ("noop", 120.1, 2.8),

@@ -6,9 +6,9 @@
 //!
 //! Source: Linux block/bfq-iosched.c, bfq-wf2q.c and Documentation/block/bfq-iosched.rst; Valente and
 //! Checconi's papers (seed 004). As there:
-//! - Queues per flow and direction of synchrony (a flow's sync and async requests are two queues); weight =
-//!   (8 - level) x 10, or `weight.FLOW`; RT before BE before IDLE, strictly, except that IDLE gets a turn after
-//!   waiting 200 ms.
+//! - A sync queue per flow; one async queue per class and level, shared by every flow of that priority (as
+//!   bfq_async_queue_prio); weight = (8 - level) x 10, or `weight.FLOW` (a flow's sync queue); RT before BE
+//!   before IDLE, strictly, except that IDLE gets a turn after waiting 200 ms.
 //! - B-WF2Q+ per class: a busy queue's entity has a virtual start S and finish F = S + budget / weight; among
 //!   entities with S <= V the smallest F is served; V advances by service / (sum of busy weights) at each
 //!   dispatch. A queue that becomes busy starts at max(V, its last F); one requeued after its turn starts at its
@@ -288,9 +288,19 @@ fn soft_rt_next_start_ns(q: &Queue, now_ns: u64, slice_idle_ns: u64) -> u64 {
     (q.last_backlogged_ns + by_rate).max(now_ns + slice_idle_ns + 4 * NS_PER_MS)
 }
 
-fn queue_key(flow: u32, sync: bool) -> u64 {
-    (u64::from(flow) << 1) | u64::from(sync)
+/// A request's queue: its flow's sync queue, or the async queue of its class and level, which every flow of
+/// that priority shares (bfq_get_queue takes async queues from bfq_async_queue_prio: one per class and level).
+fn queue_key(req: &Request) -> u64 {
+    if req.sync {
+        (u64::from(req.flow.0) << 1) | 1
+    } else {
+        // Above every flow's key (flow << 1 < 2^33), with the sync bit clear.
+        (1u64 << 40) | ((req.class as u64) << 8) | (u64::from(req.level) << 1)
+    }
 }
+
+/// The `flow` of a shared async queue: no flow's, so that weight.FLOW (a flow's sync queue) leaves it alone.
+const SHARED_QUEUE_FLOW: u32 = u32::MAX;
 
 fn sectors(req: &Request) -> u64 {
     req.len_bytes.div_ceil(SECTOR_BYTES).max(1)
@@ -503,7 +513,7 @@ impl Bfq {
         self.queues.insert(
             key,
             Queue {
-                flow: req.flow.0,
+                flow: if req.sync { req.flow.0 } else { SHARED_QUEUE_FLOW },
                 sync: req.sync,
                 class: req.class,
                 level: req.level,
@@ -863,7 +873,7 @@ impl Policy for Bfq {
 
     fn enqueue(&mut self, now_ns: u64, req: Request) {
         self.sweep(now_ns);
-        let key = queue_key(req.flow.0, req.sync);
+        let key = queue_key(&req);
         if !self.queues.contains_key(&key) {
             self.create_queue(key, &req, now_ns);
         }
@@ -967,7 +977,7 @@ impl Policy for Bfq {
         if let Some(i) = self.injected_ids.iter().position(|id| *id == req.id.0) {
             self.injected_ids.swap_remove(i);
         }
-        let key = queue_key(req.flow.0, req.sync);
+        let key = queue_key(req);
         let in_service = self.in_service;
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
@@ -1119,6 +1129,11 @@ impl Policy for Bfq {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key of flow `flow`'s sync queue.
+    fn sync_key(flow: u32) -> u64 {
+        (u64::from(flow) << 1) | 1
+    }
     use crate::request::Op;
 
     const CTX: DispatchContext =
@@ -1131,9 +1146,28 @@ mod tests {
     }
 
     #[test]
+    fn flows_of_one_priority_share_one_async_queue() {
+        // bfq_async_queue_prio: async writes of every flow at one class and level go to one queue; each flow's
+        // sync requests have their own; weight.FLOW is a flow's sync queue's.
+        let mut p = Bfq::new();
+        p.set_tunable("weight.2", "500").unwrap();
+        for (id, flow, sync, level) in
+            [(1, 1, false, 4), (2, 2, false, 4), (3, 3, false, 4), (4, 2, true, 4), (5, 1, false, 0)]
+        {
+            let mut r = Request::new(id, if sync { Op::Read } else { Op::Write }, id << 20, 4096, flow);
+            (r.sync, r.level) = (sync, level);
+            p.enqueue(0, r);
+        }
+        assert_eq!(p.queues.len(), 3, "one async queue at level 4, one at level 0, flow 2's sync queue");
+        let weights: Vec<u64> = p.queues.values().map(|q| p.base_weight(q)).collect();
+        assert_eq!(weights.iter().filter(|w| **w == 500).count(), 1, "{weights:?}: only flow 2's sync queue");
+    }
+
+    #[test]
     fn max_budget_async_rq_holds_an_async_queue_to_that_many_at_the_device_while_others_are_busy() {
-        // Two flows of buffered writes (async), twenty each: the queue in service dispatches back to back
-        // until the limit, BFQ v1-v7's rule; with the mainline default (0) nothing holds it back.
+        // Two flows of buffered writes (async), twenty each, at two levels (so two async queues; at one level they
+        // would share one): the queue in service dispatches back to back until the limit, BFQ v1-v7's rule; with
+        // the mainline default (0) nothing holds it back.
         let dispatched_in_a_row = |limit: &str| {
             let mut p = Bfq::new();
             p.set_tunable("max_budget_async_rq", limit).unwrap();
@@ -1146,7 +1180,7 @@ mod tests {
                         4096,
                         flow,
                     );
-                    w.sync = false;
+                    (w.sync, w.level) = (false, 4 + flow as u8);
                     p.enqueue(0, w);
                 }
             }
@@ -1214,7 +1248,7 @@ mod tests {
             let now = i * 10 * NS_PER_MS;
             p.enqueue(now, read(i, 1, i * 65536, 65536, now));
             let Dispatch::Request(mut r) = p.dispatch(now, &CTX) else { panic!("one flow, one request") };
-            raised_at.push((now, stat(&p, "weight_raised_busy") == 1 || p.queues[&queue_key(1, true)].wr_coeff > 1));
+            raised_at.push((now, stat(&p, "weight_raised_busy") == 1 || p.queues[&sync_key(1)].wr_coeff > 1));
             r.dispatched_ns = now;
             r.completed_ns = now + NS_PER_MS;
             p.complete(r.completed_ns, &r);
@@ -1237,8 +1271,7 @@ mod tests {
         p.enqueue(0, r1);
         p.enqueue(0, read(2, 2, 1 << 30, 4096, 0));
         p.enqueue(0, read(3, 3, 1 << 31, 4096, 0));
-        let raised: Vec<u32> =
-            [1u32, 2, 3].into_iter().filter(|f| p.queues[&queue_key(*f, true)].wr_coeff > 1).collect();
+        let raised: Vec<u32> = [1u32, 2, 3].into_iter().filter(|f| p.queues[&sync_key(*f)].wr_coeff > 1).collect();
         assert_eq!(raised, [3]);
         assert_eq!(stat(&p, "raised_interactive"), 1);
     }
@@ -1373,7 +1406,7 @@ mod tests {
             let Dispatch::WaitUntil(t) = p.dispatch(1, &CTX) else { panic!("idles for flow 1") };
             assert_eq!(p.dispatch(t, &CTX), Dispatch::Nothing);
             assert_eq!(stat(&p, "expired_too_idle"), 1);
-            p.queues[&queue_key(1, true)].max_budget
+            p.queues[&sync_key(1)].max_budget
         };
         let initial = DEFAULT_MAX_BUDGET_SECTORS * 2 / 3;
         assert_eq!(budget_after_too_idle("1"), initial, "raised: no feedback");
@@ -1393,14 +1426,14 @@ mod tests {
         p.enqueue(0, read(1, 1, 0, 4096, 0));
         let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("one request") };
         p.expire(0, Expiry::Preempted);
-        let q = &p.queues[&queue_key(1, true)];
+        let q = &p.queues[&sync_key(1)];
         assert!(q.soft_rt_update);
         assert_eq!(q.soft_rt_next_start_ns, u64::MAX, "not computed while the request is in flight");
         let done_ns = 50 * NS_PER_MS;
         r.dispatched_ns = 0;
         r.completed_ns = done_ns;
         p.complete(done_ns, &r);
-        let q = &p.queues[&queue_key(1, true)];
+        let q = &p.queues[&sync_key(1)];
         assert!(!q.soft_rt_update);
         assert_eq!(q.soft_rt_next_start_ns, done_ns + 8 * NS_PER_MS + 4 * NS_PER_MS);
     }
