@@ -3,7 +3,7 @@
 
 use crate::table::columns;
 use iosched_sim::experiment::{
-    metric_names, verdicts, Experiment, ExperimentOutcome, Measure, Metrics, RunOutcome, Verdict,
+    metric_names, run_figure, verdicts, Experiment, ExperimentOutcome, Measure, Metrics, RunOutcome, Verdict,
 };
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
@@ -28,14 +28,6 @@ fn round(x: f64, digits: i32) -> Value {
 
 fn runs_of<'a>(outcome: &'a ExperimentOutcome, case: &'a str) -> impl Iterator<Item = &'a RunOutcome> + 'a {
     outcome.runs.iter().filter(move |r| r.case == case)
-}
-
-/// geom-sched: the interactive job's operations per second when it runs alone under `policy`.
-fn interactive_alone(outcome: &ExperimentOutcome, policy: &str) -> Option<f64> {
-    outcome.runs.iter().filter(|r| r.policy == policy).find_map(|r| match r.measures.metrics {
-        Metrics::GeomSched { dd_mb_per_s: None, cvs_ops_per_s } => cvs_ops_per_s,
-        _ => None,
-    })
 }
 
 fn idle_startup_s(exp: &Experiment, outcome: &ExperimentOutcome) -> Option<f64> {
@@ -81,10 +73,8 @@ pub fn to_json(exp: &Experiment, outcome: &ExperimentOutcome) -> Value {
                 o.insert("case".into(), json!(r.case));
                 o.insert("dd_mb_per_s".into(), dd_mb_per_s.map_or(Value::Null, |v| round(v, 2)));
                 o.insert("cvs_ops_per_s".into(), cvs_ops_per_s.map_or(Value::Null, |v| round(v, 2)));
-                let slowdown = match (cvs_ops_per_s, interactive_alone(outcome, &r.policy)) {
-                    (Some(with), Some(alone)) if *with > 0.0 => round(alone / with, 2),
-                    _ => Value::Null,
-                };
+                let slowdown =
+                    run_figure(&outcome.runs, r, "interactive_slowdown").map_or(Value::Null, |v| round(v, 2));
                 o.insert("cvs_slowdown".into(), slowdown);
             }
             (Metrics::NetflixFill { .. }, _) | (Metrics::Dbload { .. }, _) => {
@@ -180,10 +170,8 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 ])];
                 for r in runs_of(outcome, &case.entry.name) {
                     let Metrics::GeomSched { dd_mb_per_s, cvs_ops_per_s } = r.measures.metrics else { continue };
-                    let slowdown = match (cvs_ops_per_s, interactive_alone(outcome, &r.policy)) {
-                        (Some(with), Some(alone)) if with > 0.0 => format!("{:.1}x", alone / with),
-                        _ => "-".into(),
-                    };
+                    let slowdown = run_figure(&outcome.runs, r, "interactive_slowdown")
+                        .map_or_else(|| "-".into(), |v| format!("{v:.1}x"));
                     rows.push(vec![r.policy.clone(), opt(dd_mb_per_s, 1), opt(cvs_ops_per_s, 1), slowdown]);
                 }
                 indent(&mut out, &columns(&rows));
@@ -287,6 +275,11 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
             );
             wrapped(&mut out, &verdict_line, "", "  ");
         }
+    }
+    let holding = all_verdicts.iter().filter(|v| v.holds == Some(true)).count();
+    let checked = all_verdicts.iter().filter(|v| v.holds.is_some()).count();
+    if checked > 0 {
+        let _ = writeln!(out, "\nThe seed's figures: {holding} of {checked} hold.");
     }
     out
 }

@@ -406,9 +406,8 @@ impl IoGenerator {
                 // sizes stay contiguous), or at the same block for rw_sequencer=identical; past the file's end,
                 // fio falls back to a new random pick, and so does this.
                 let (f, last_start, last_end) = self.run_at[dir];
-                let at = if self.sequencer_identical { Some(last_start) } else { Some(last_end) }
-                    .filter(|at| at + len_bytes <= self.file_len_bytes);
-                if let Some(at) = at {
+                let at = if self.sequencer_identical { last_start } else { last_end };
+                if at + len_bytes <= self.file_len_bytes {
                     self.run_left[dir] -= 1;
                     self.run_at[dir] = (f, at, at + len_bytes);
                     self.cursors_bytes[f as usize][dir] = at + len_bytes;

@@ -61,7 +61,7 @@
 //! Cost: O(log N) per request in the number of busy queues (two ordered maps per class for B-WF2Q+, an ordered
 //! map of requests per queue, a map of weights for the symmetry test).
 
-use super::flow_map::FlowMap;
+use super::flow_map::{priority_queue_key, FlowMap};
 use super::flow_queue::{self, FlowQueueOrder};
 use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
@@ -286,17 +286,6 @@ impl ServiceTree {
 fn soft_rt_next_start_ns(q: &Queue, now_ns: u64, slice_idle_ns: u64) -> u64 {
     let by_rate = q.service_from_backlogged * NS_PER_S / WR_MAX_SOFTRT_SECTORS_PER_S;
     (q.last_backlogged_ns + by_rate).max(now_ns + slice_idle_ns + 4 * NS_PER_MS)
-}
-
-/// A request's queue: its flow's sync queue, or the async queue of its class and level, which every flow of
-/// that priority shares (bfq_get_queue takes async queues from bfq_async_queue_prio: one per class and level).
-fn queue_key(req: &Request) -> u64 {
-    if req.sync {
-        (u64::from(req.flow.0) << 1) | 1
-    } else {
-        // Above every flow's key (flow << 1 < 2^33), with the sync bit clear.
-        (1u64 << 40) | ((req.class as u64) << 8) | (u64::from(req.level) << 1)
-    }
 }
 
 /// The `flow` of a shared async queue: no flow's, so that weight.FLOW (a flow's sync queue) leaves it alone.
@@ -873,7 +862,7 @@ impl Policy for Bfq {
 
     fn enqueue(&mut self, now_ns: u64, req: Request) {
         self.sweep(now_ns);
-        let key = queue_key(&req);
+        let key = priority_queue_key(&req);
         if !self.queues.contains_key(&key) {
             self.create_queue(key, &req, now_ns);
         }
@@ -977,7 +966,7 @@ impl Policy for Bfq {
         if let Some(i) = self.injected_ids.iter().position(|id| *id == req.id.0) {
             self.injected_ids.swap_remove(i);
         }
-        let key = queue_key(req);
+        let key = priority_queue_key(req);
         let in_service = self.in_service;
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
@@ -1129,11 +1118,7 @@ impl Policy for Bfq {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The key of flow `flow`'s sync queue.
-    fn sync_key(flow: u32) -> u64 {
-        (u64::from(flow) << 1) | 1
-    }
+    use crate::policies::flow_map::sync_queue_key as sync_key;
     use crate::request::Op;
 
     const CTX: DispatchContext =

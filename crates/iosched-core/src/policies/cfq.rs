@@ -31,10 +31,11 @@
 //!   back_seek_penalty.
 //!
 //! Differences: there are no cgroups (group_idle is accepted and has no effect; all queues are in one group);
-//! slice residuals are not carried into the next key; queues are not merged. Bound: none (a queue keeps the device for its slice).
+//! slice residuals are not carried into the next key; queues are not merged. Bound: none (a queue keeps the
+//! device for its slice).
 //! Cost: O(log N) in busy queues (ordered maps per class and workload), O(log n) within a queue.
 
-use super::flow_map::FlowMap;
+use super::flow_map::{priority_queue_key, FlowMap};
 use super::flow_queue::{self, FlowQueueOrder};
 use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
@@ -174,17 +175,6 @@ pub struct Cfq {
 impl Default for Cfq {
     fn default() -> Self {
         Cfq::new()
-    }
-}
-
-/// A request's queue: its flow's sync queue, or the async queue of its class and level, which every flow of
-/// that priority shares (cfq_get_queue takes async queues from cfq_async_queue_prio: one per class and level).
-fn queue_key(req: &Request) -> u64 {
-    if req.sync {
-        (u64::from(req.flow.0) << 1) | 1
-    } else {
-        // Above every flow's key (flow << 1 < 2^33), with the sync bit clear.
-        (1u64 << 40) | ((req.class as u64) << 8) | (u64::from(req.level) << 1)
     }
 }
 
@@ -436,7 +426,7 @@ impl Policy for Cfq {
                 Some(*key) == in_service || q.busy || q.dispatched > 0 || now_ns < q.last_active_ns + FORGET_AFTER_NS
             });
         }
-        let key = queue_key(&req);
+        let key = priority_queue_key(&req);
         let q = self.queues.entry(key).or_insert_with(|| Queue {
             sync: req.sync,
             class: req.class,
@@ -579,7 +569,7 @@ impl Policy for Cfq {
         if req.sync && now_ns.saturating_sub(req.queued_ns) > self.slice_sync_ns {
             self.last_delayed_sync_ns = now_ns;
         }
-        let key = queue_key(req);
+        let key = priority_queue_key(req);
         let in_service = self.in_service == Some(key);
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);

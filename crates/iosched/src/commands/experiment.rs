@@ -101,12 +101,6 @@ pub fn run_loaded(
         outln!("{}", serde_json::to_string_pretty(&report::to_json(exp, &outcome)).expect("JSON serialises"));
     } else {
         out!("{}", report::render(exp, &outcome));
-        let verdicts = iosched_sim::experiment::verdicts(&exp.cases, &outcome);
-        let holding = verdicts.iter().filter(|v| v.holds == Some(true)).count();
-        let checked = verdicts.iter().filter(|v| v.holds.is_some()).count();
-        if checked > 0 {
-            outln!("\nThe seed's figures: {holding} of {checked} hold.");
-        }
         let requests: u64 = outcome.runs.iter().map(|r| r.measures.requests).sum();
         outln!(
             "\n{} runs, {requests} requests simulated in {:.1} s on {threads} thread(s).",
