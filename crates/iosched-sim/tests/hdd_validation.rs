@@ -83,7 +83,10 @@ fn conform_disksim_reproduces_disksims_own_figures_on_the_real_traces() {
 
 /// Copy a drive's files to a fresh folder, changing one file's text.
 fn broken_copy(dir: &Path, drive: &str, file: &str, change: impl Fn(&str) -> String) -> PathBuf {
-    let out = iosched_test_data::scratch(&format!("broken-{drive}-{file}"));
+    // A folder per copy: tests running at once edit the same drive's files.
+    static COPIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let copy = COPIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = iosched_test_data::scratch(&format!("broken-{drive}-{file}-{copy}"));
     for entry in std::fs::read_dir(dir).unwrap() {
         let p = entry.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_string();
@@ -159,6 +162,40 @@ fn what_the_model_does_not_reproduce_is_said_and_watermark_keys_are_read() {
     });
     let p = build::load(&parv).unwrap().params;
     assert!(!p.read_watermark_of_request && p.read_watermark == 0.75);
+}
+
+/// The model serves the drive's own queue first come, first served, as every validated drive's file says; a
+/// file whose drive queues several requests and reorders them is told so, naming the line, and a policy DiskSim
+/// does not have is an error.
+#[test]
+fn a_drive_queue_the_model_does_not_reorder_is_said() {
+    let Some(dir) = iosched_test_data::dir("disksim") else { return };
+    let said = |w: &Vec<String>| w.iter().find(|w| w.contains("its reordering is not modelled")).cloned();
+    assert_eq!(said(&build::load(&dir.join("cheetah9LP.parv")).unwrap().warnings), None);
+    // Reordering with a queue of one request changes nothing.
+    let parv = broken_copy(&dir, "cheetah9LP", "cheetah9LP.diskspecs", |t| {
+        t.replacen("Scheduling policy = 1", "Scheduling policy = 4", 1)
+    });
+    assert_eq!(said(&build::load(&parv).unwrap().warnings), None);
+    let parv = broken_copy(&dir, "cheetah9LP", "cheetah9LP.diskspecs", |t| {
+        t.replacen("Scheduling policy = 1", "Scheduling policy = 4", 1)
+            .replacen("Max queue length = 1", "Max queue length = 32", 1)
+            .replacen("Scheduling timeout scheme = 0", "Scheduling timeout scheme = 1", 1)
+    });
+    let built = build::load(&parv).unwrap();
+    assert_eq!(built.params.queue_depth, 32);
+    let w = said(&built.warnings).expect("a warning for the reordered queue");
+    assert!(w.contains("cheetah9LP.diskspecs:20") && w.contains("SSTF_LBN"), "{w}");
+    assert!(
+        built.warnings.iter().any(|w| w.contains("cheetah9LP.diskspecs:28") && w.contains("Scheduling timeout scheme")),
+        "{:?}",
+        built.warnings
+    );
+    let parv = broken_copy(&dir, "cheetah9LP", "cheetah9LP.diskspecs", |t| {
+        t.replacen("Scheduling policy = 1", "Scheduling policy = 99", 1)
+    });
+    let e = build::load(&parv).err().expect("an unknown policy is an error").to_string();
+    assert!(e.contains("cheetah9LP.diskspecs:20") && e.contains("Scheduling policy"), "{e}");
 }
 
 #[test]

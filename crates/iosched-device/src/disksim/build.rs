@@ -400,6 +400,8 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         let loc = disk.get("Use separate write segment").map(|v| v.loc.clone()).unwrap_or_else(|| Loc::file(parv));
         warnings.push(format!("{loc}: 'Use separate write segment' needs two buffer segments or more; ignored"));
     }
+    let queue_depth = disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32;
+    warn_drive_queue(disk, queue_depth, &mut warnings)?;
     Ok(Built {
         params: HddParams {
             name: format!("disksim:{}", parv.display()),
@@ -417,11 +419,90 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             write_watermark,
             overheads,
             cache,
-            queue_depth: disk.int_or("Max queue length", 0, 1 << 16, 1)?.max(1) as u32,
+            queue_depth,
             refinements: Default::default(),
         },
         warnings,
     })
+}
+
+/// DiskSim's request scheduling algorithms (disksim_ioqueue.h), numbered from 1.
+const SCHEDULING_POLICIES: &[&str] = &[
+    "FCFS",
+    "ELEVATOR_LBN",
+    "CYCLE_LBN",
+    "SSTF_LBN",
+    "ELEVATOR_CYL",
+    "CYCLE_CYL",
+    "SSTF_CYL",
+    "SPTF_OPT",
+    "SPCTF_OPT",
+    "SATF_OPT",
+    "WPTF_OPT",
+    "WPCTF_OPT",
+    "WATF_OPT",
+    "ASPTF_OPT",
+    "ASPCTF_OPT",
+    "ASATF_OPT",
+    "VSCAN_LBN",
+    "VSCAN_CYL",
+    "PRI_VSCAN_LBN",
+    "PRI_ASPTF_OPT",
+    "PRI_ASPCTF_OPT",
+    "SDF_APPROX",
+    "SDF_EXACT",
+    "SPTF_ROT_OPT",
+    "SPTF_ROT_WEIGHT",
+    "SPTF_SEEK_WEIGHT",
+    "TSPS",
+    "BATCH_FCFS",
+];
+
+/// Keys of the drive's own queue (its `Scheduler` block) that change the order of a queue of more than one
+/// request, with their neutral values.
+const DRIVE_QUEUE_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
+    ("Sequential stream scheme", 0.0),
+    ("Maximum concat size", 0.0),
+    ("Overlapping request scheme", 0.0),
+    ("Scheduling timeout scheme", 0.0),
+    ("Scheduling priority scheme", 0.0),
+];
+
+/// The model serves the drive's own queue first come, first served (every drive DiskSim was validated on has a
+/// queue of one request, or FCFS). A drive file whose queue holds more and is reordered says so.
+fn warn_drive_queue(disk: &Block, queue_depth: u32, warnings: &mut Vec<String>) -> Result<(), ParamError> {
+    let Some(scheduler) = disk.get("Scheduler") else { return Ok(()) };
+    let queue = disk.block("Scheduler")?;
+    if queue.type_name != "disksim_ioqueue" {
+        return Err(err(
+            &scheduler.loc,
+            format!("Scheduler: expected a disksim_ioqueue block, found {} (not supported)", queue.type_name),
+        ));
+    }
+    let policy = queue.int_or("Scheduling policy", 1, SCHEDULING_POLICIES.len() as i64, 1)?;
+    if queue_depth <= 1 {
+        return Ok(());
+    }
+    if policy != 1 {
+        let loc = queue.get("Scheduling policy").map(|v| v.loc.clone()).unwrap_or_else(|| queue.loc.clone());
+        warnings.push(format!(
+            "{loc}: 'Scheduling policy' = {policy} ({}): the drive's own queue (up to {queue_depth} requests) is \
+             served first come, first served here; its reordering is not modelled",
+            SCHEDULING_POLICIES[policy as usize - 1]
+        ));
+    }
+    for (key, neutral) in DRIVE_QUEUE_KEYS_NOT_MODELLED {
+        if let (Some(v), Ok(n)) = (queue.get(key), queue.number(key)) {
+            if n != *neutral {
+                warnings.push(format!(
+                    "{}: '{key}' = {n} of the drive's own queue is not modelled (served first come, first served); \
+                     ignored",
+                    v.loc
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
