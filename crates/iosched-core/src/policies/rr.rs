@@ -1,14 +1,17 @@
 //! rr: geom_sched's round robin with anticipation. One queue per flow, served in turn; the queue in service
-//! keeps the device for a budget of bytes (quantum_kb) or a time slice (quantum_ms, counted from its first
-//! completion so that its first seek is free), and when it runs dry the scheduler waits up to wait_ms for its
-//! next request instead of seeking away.
+//! keeps the device for a budget of bytes (quantum_kb) or a time slice (quantum_ms, counted from the first
+//! completion it waits for, so that its first seek is free), and when it runs dry the scheduler waits up to
+//! wait_ms for its next request instead of seeking away.
 //!
 //! Source: FreeBSD sys/geom/sched/gs_rr.c and its README (seeds 000 and 001). As there:
 //! - A queue is ready, busy (it ran dry with its last request at the device) or idling (that request
 //!   completed; the wait timer runs). A request for the idling queue in service makes it ready again.
 //! - No dispatch while `queue_depth` requests are at the device or the queue in service is busy or idling.
 //! - Each dispatch charges the request's bytes. The slice ends when the service reaches quantum_kb or, after
-//!   the queue's first completion, quantum_ms has passed; the queue then goes to the tail if it has work.
+//!   the queue's first completion while it is busy (anticipated), quantum_ms has passed; the queue then goes
+//!   to the tail if it has work. A queue that never runs dry (a writer with writes always queued) is never
+//!   busy, so only quantum_kb ends its turn: gs_rr as the seeds ran it (FreeBSD 8's g_rr_done, which starts
+//!   the slice inside its anticipation branch). FreeBSD 9 and later start it at any completion of the queue.
 //! - A queue that runs dry anticipates unless its request was a write and w_anticipate is 0, its mean think time
 //!   exceeds wait_ms, or its mean seek distance exceeds 8 KiB. Both means are gs_rr's: samples taken once a
 //!   flow has made 8 requests, think time capped at twice wait_ms and seek distance at 64 KiB, averaged with
@@ -363,9 +366,9 @@ impl Policy for RoundRobin {
         }
         let (quantum_ns, wait_ns) = (self.quantum_ns, self.wait_ns);
         let Some(q) = self.queues.get_mut(&flow) else { return };
-        // Any completion of the queue in service starts its time slice (g_rr_done), not only the one it waits
-        // after: a queue that never runs dry is bounded by quantum_ms as well as quantum_kb.
-        if !q.completed_once {
+        // Only a completion the queue waits for starts its time slice (g_rr_done of the seeds' gs_rr), so a queue
+        // that never runs dry is bounded by quantum_kb alone.
+        if q.status == Status::Busy && !q.completed_once {
             q.completed_once = true;
             q.slice_end_ns = now_ns + quantum_ns;
         }
@@ -525,12 +528,15 @@ mod tests {
     }
 
     #[test]
-    fn a_flow_that_never_runs_dry_is_cut_by_quantum_ms() {
-        // Flow 1 always has work queued (an asynchronous writer), so it never waits; its slice still ends
-        // quantum_ms (100 ms) after its first completion, long before its 8 MiB quantum is spent.
+    fn a_flow_that_never_runs_dry_is_bounded_by_quantum_kb_alone() {
+        // Flow 1 always has work queued (an asynchronous writer), so it is never waited for and its time slice
+        // never starts (the seeds' gs_rr): it keeps the device for its whole 8 MiB quantum, here 128 requests of
+        // 64 KiB over 128 ms, past the 100 ms a waited-for flow would get.
         let mut p = RoundRobin::new();
-        for i in 0..200u64 {
-            p.enqueue(0, req(i, 1, i * 4096, 0));
+        for i in 0..300u64 {
+            let mut r = req(i, 1, i * 65536, 0);
+            r.len_bytes = 65536;
+            p.enqueue(0, r);
         }
         p.enqueue(0, req(1000, 2, 1 << 30, 0));
         let mut t = 0;
@@ -539,9 +545,7 @@ mod tests {
             served_before_flow_2 += 1;
             t += MS;
         }
-        // Dispatches at 0, 1, 2, ... ms, the first completing at 1 ms: the slice ends at 101 ms, so the
-        // request dispatched at 101 ms (the 102nd) is flow 1's last of this turn.
-        assert_eq!(served_before_flow_2, 102);
+        assert_eq!(served_before_flow_2, 128);
     }
 
     #[test]
