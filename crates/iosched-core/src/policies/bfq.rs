@@ -50,6 +50,9 @@
 //!
 //! - max_budget_async_rq (BFQ v1-v7, the seed's BFQ; mainline dropped it, default 0 = off): an async queue in
 //!   service dispatches no more while that many of its requests are at the device and other queues are busy.
+//! - preempt=0: a queue becoming busy never ends the turn of the queue in service, as in the seed's BFQ (2.6.33-35,
+//!   whose bfq_add_rq_rb only raises and activates it; preemption came with mainline's
+//!   bfq_bfqq_handle_idle_busy_switch).
 //!
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /
@@ -111,6 +114,12 @@ const TUNABLES: &[TunableSpec] = &[
         default: "0",
         description:
             "async requests of a queue at the device at most while others are busy (BFQ v1-v7: 4; 0: no limit)",
+    },
+    TunableSpec {
+        name: "preempt",
+        kind: TunableKind::Bool,
+        default: "1",
+        description: "a newly busy raised queue takes the device from an unraised one (BFQ of 2.6.33-35: 0)",
     },
     TunableSpec {
         name: "weight.FLOW",
@@ -300,6 +309,8 @@ pub struct Bfq {
     strict_guarantees: bool,
     /// BFQ v1-v7's bfq_max_budget_async_rq (0: off, as in mainline).
     max_async_dispatched: u32,
+    /// A newly busy raised (or higher-class) queue preempts an unraised queue in service.
+    preempt: bool,
     order: FlowQueueOrder,
     low_latency: bool,
     timeout_ns: u64,
@@ -351,6 +362,7 @@ impl Bfq {
             slice_idle_ns: 8 * NS_PER_MS,
             strict_guarantees: false,
             max_async_dispatched: 0,
+            preempt: true,
             order: FlowQueueOrder::default(),
             low_latency: true,
             timeout_ns: 125 * NS_PER_MS,
@@ -643,7 +655,7 @@ impl Bfq {
         self.update_raising(key, now_ns);
         self.activate(key, None);
         // Preemption: a raised queue, or one of a higher class, takes the device from an unraised one.
-        if let Some(current) = self.in_service {
+        if let Some(current) = self.in_service.filter(|_| self.preempt) {
             if current != key {
                 let (new_class, new_wr) = {
                     let q = &self.queues[&key];
@@ -1051,6 +1063,7 @@ impl Policy for Bfq {
             "timeout_sync" => (self.timeout_ns / NS_PER_MS).to_string(),
             "max_budget" => self.max_budget_setting.to_string(),
             "max_budget_async_rq" => self.max_async_dispatched.to_string(),
+            "preempt" => u8::from(self.preempt).to_string(),
             _ => unreachable!("every tunable is listed"),
         })
     }
@@ -1085,6 +1098,7 @@ impl Policy for Bfq {
             "timeout_sync" => self.timeout_ns = spec.parse_int(value)? as u64 * NS_PER_MS,
             "max_budget" => self.max_budget_setting = spec.parse_int(value)? as u64,
             "max_budget_async_rq" => self.max_async_dispatched = spec.parse_int(value)? as u32,
+            "preempt" => self.preempt = spec.parse_bool(value)?,
             _ => unreachable!("every tunable is listed"),
         }
         Ok(())
@@ -1347,6 +1361,27 @@ mod tests {
         p.complete(11, &ninth);
         assert!(matches!(p.dispatch(11, &CTX), Dispatch::Request(r) if r.flow.0 == 2));
         assert_eq!(stat(&p, "injected"), 1);
+    }
+
+    #[test]
+    fn a_newly_raised_queue_preempts_only_with_preempt_on() {
+        // Flow 1 has a chosen weight (so it is never raised) and is in service; flow 2 becomes busy for the first
+        // time and is raised. Mainline ends flow 1's turn at once; the seed's BFQ (preempt=0) lets it run on.
+        for (preempt, next_flow) in [("1", 2), ("0", 1)] {
+            let mut p = Bfq::new();
+            p.set_tunable("weight.1", "50").unwrap();
+            p.set_tunable("preempt", preempt).unwrap();
+            assert_eq!(p.tunable("preempt").unwrap(), preempt);
+            for i in 0..16u64 {
+                p.enqueue(0, read(i, 1, i * 4096, 4096, 0));
+            }
+            assert!(matches!(p.dispatch(0, &CTX), Dispatch::Request(r) if r.flow.0 == 1));
+            p.enqueue(1, read(100, 2, 1 << 34, 4096, 1));
+            let one_out = DispatchContext { in_flight: 1, ..CTX };
+            let d = p.dispatch(1, &one_out);
+            assert!(matches!(d, Dispatch::Request(r) if r.flow.0 == next_flow), "preempt={preempt}: {d:?}");
+            assert_eq!(stat(&p, "expired_preempted"), u64::from(preempt == "1"));
+        }
     }
 
     #[test]
