@@ -51,6 +51,15 @@ def cluster(tmp_path_factory):
         while len([n for n in ray.nodes() if n["Alive"]]) < 2:
             assert time.monotonic() < deadline, "the second node did not join"
             time.sleep(0.2)
+        # One task pinned to each node first: each node then has a worker started and has taken work, so a sweep
+        # that follows is not finished by the head alone while the second node is still starting its first
+        # worker (a run of 32 short tasks once all ran on the head).
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = ray.remote(num_cpus=1)(lambda: ray.get_runtime_context().get_node_id())
+        nodes = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+        pinned = [here.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n, soft=False)).remote() for n in nodes]
+        assert sorted(ray.get(pinned, timeout=120)) == sorted(nodes)
         yield address
     finally:
         ray.shutdown()

@@ -33,9 +33,9 @@
 //!   than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
 //!   slice_idle + 4 ms after its last request completed) is soft real-time:
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
-//!   raised. Only queues of the default weight (40: best effort at level 4, no weight.FLOW) are raised, as in
-//!   bfq-iosched.c: a chosen weight is taken to be controlled explicitly. A newly busy raised queue, or one of
-//!   a higher class, preempts an unraised queue in service.
+//!   raised. Only queues of the default weight (40, best effort at level 4's, however it was set) are raised,
+//!   as in bfq-iosched.c (new_weight == 40): another weight is taken to be controlled explicitly. A newly busy
+//!   raised queue, or one of a higher class, preempts an unraised queue in service (unless preempt=0).
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
 //!   requests are dispatched (only raised queues' while a raised queue is in service; the first in B-WF2Q+
 //!   order, class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
@@ -623,8 +623,8 @@ impl Bfq {
     fn on_becoming_busy(&mut self, key: u64, now_ns: u64) {
         let low_latency = self.low_latency;
         let wr_duration = self.wr_duration_ns();
-        // Only a queue of the default weight is raised, interactive or soft real-time: one whose weight was
-        // chosen (an ionice level other than 4, or weight.FLOW) is taken to be controlled explicitly
+        // Only a queue of the default weight is raised, interactive or soft real-time: one with another weight
+        // (an ionice level other than 4, or a weight.FLOW other than 40) is taken to be controlled explicitly
         // (bfq_bfqq_handle_idle_busy_switch's entity.new_weight == 40).
         let default_weight = self.base_weight(&self.queues[&key]) == DEFAULT_WEIGHT;
         let q = self.queues.get_mut(&key).expect("a known queue");
