@@ -26,6 +26,7 @@ Usage: scripts/startup-profile.py [--runs N] [--fio FILE] [--think-scale X] -- C
        scripts/startup-profile.py --from-trace FILE [--fio FILE] [--think-scale X]
 """
 import argparse
+import collections
 import math
 import os
 import re
@@ -129,15 +130,8 @@ def summarise(events):
         "busy_s": busy,
         "gaps_ms": [g * 1e3 for g in gaps],
         "size_buckets": buckets,
-        "by_process": _by_process(reads),
+        "by_process": collections.Counter(e[2] for e in reads).most_common(),
     }
-
-
-def _by_process(reads):
-    counts = {}
-    for e in reads:
-        counts[e[2]] = counts.get(e[2], 0) + 1
-    return sorted(counts.items(), key=lambda kv: -kv[1])
 
 
 def gap_histogram(gaps_ms):

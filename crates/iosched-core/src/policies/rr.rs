@@ -368,11 +368,11 @@ impl Policy for RoundRobin {
         let Some(q) = self.queues.get_mut(&flow) else { return };
         // Only a completion the queue waits for starts its time slice (g_rr_done of the seeds' gs_rr), so a queue
         // that never runs dry is bounded by quantum_kb alone.
-        if q.status == Status::Busy && !q.completed_once {
-            q.completed_once = true;
-            q.slice_end_ns = now_ns + quantum_ns;
-        }
         if q.status == Status::Busy {
+            if !q.completed_once {
+                q.completed_once = true;
+                q.slice_end_ns = now_ns + quantum_ns;
+            }
             q.status = Status::Idling;
             self.wait_until_ns = Some(now_ns + wait_ns);
             self.wait_hit += 1;

@@ -471,14 +471,10 @@ const DRIVE_QUEUE_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
 /// The model serves the drive's own queue first come, first served (every drive DiskSim was validated on has a
 /// queue of one request, or FCFS). A drive file whose queue holds more and is reordered says so.
 fn warn_drive_queue(disk: &Block, queue_depth: u32, warnings: &mut Vec<String>) -> Result<(), ParamError> {
-    let Some(scheduler) = disk.get("Scheduler") else { return Ok(()) };
-    let queue = disk.block("Scheduler")?;
-    if queue.type_name != "disksim_ioqueue" {
-        return Err(err(
-            &scheduler.loc,
-            format!("Scheduler: expected a disksim_ioqueue block, found {} (not supported)", queue.type_name),
-        ));
+    if disk.get("Scheduler").is_none() {
+        return Ok(());
     }
+    let queue = disk.typed_block("Scheduler", "disksim_ioqueue")?;
     let policy = queue.int_or("Scheduling policy", 1, SCHEDULING_POLICIES.len() as i64, 1)?;
     if queue_depth <= 1 {
         return Ok(());
