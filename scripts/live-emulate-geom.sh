@@ -2,7 +2,7 @@
 # Issue 9's second figure: the geom-sched experiment's dd-read+cvs case run live on an emulated 2008 disk,
 # against the same case simulated. `iosched run --emulate hdd:sata7200,queue_depth=1` performs every request on a
 # sparse file as large as the disk (reads of its holes cost the real device almost nothing) and completes each
-# when the disk model says, on the real clock. Prints dd's MB/s live and simulated for each policy, their ratio,
+# when the disk model says, on the real clock (a real I/O slower than the model stalls the emulated clock). Prints dd's MB/s live and simulated for each policy, their ratio,
 # and how many requests the real I/O made late; exits non-zero if dd live is not within 20 % of simulated.
 #
 #   scripts/live-emulate-geom.sh [DIR] [SECONDS] [POLICIES]     (default: ./target/live-emulate, 20 s, "noop rr")
@@ -35,7 +35,8 @@ ratio = mbs(live) / mbs(sim)
 ok = abs(ratio - 1) <= 0.20
 print(f"{policy:5} dd live {mbs(live):6.2f} MB/s, simulated {mbs(sim):6.2f} MB/s ({ratio:.1%}); "
       f"cvs live {ops(live):5.1f}/s, simulated {ops(sim):5.1f}/s; late {stats['late_requests']} of "
-      f"{stats['completed']} (mean {stats['late_mean_us']:.0f} us), wake lag mean {stats['wake_lag_mean_us']:.0f} us"
+      f"{stats['completed']} (mean {stats['late_mean_us']:.0f} us, stalling the emulated clock {stats['stall_ms']:.0f} ms "
+      f"in all), wake lag mean {stats['wake_lag_mean_us']:.0f} us"
       f"{'' if ok else '  <- dd more than 20 % off'}")
 sys.exit(0 if ok else 1)
 PY

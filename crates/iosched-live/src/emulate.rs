@@ -11,12 +11,25 @@
 //! device's size is the smaller of the model's and the file's (a file smaller than the model emulates the
 //! model's first bytes).
 //!
+//! A late request stalls the emulated device: from the model's completion until the real one, the model's
+//! clock and the engine's stand still (no model event is handled, no engine timer fires), and then both go on
+//! from where they stopped, behind the real clock by every stall so far (`stall_ms`). The model thus sees the
+//! same sequence of submissions as in simulation, only stretched in real time. Letting the model's clock run on
+//! instead (as this did first) gave it idle time the simulation never had: a disk model read ahead in it, and a
+//! loaded host, whose real I/O is late one time in ten, made an emulated disk serve a quarter more than the same
+//! run simulated. What the engine reports (latencies, runtimes, rates) is on the emulated clock; the stalls
+//! are reported beside it.
+//!
 //! Time: the model's deadlines are waited for on the real clock, but a request the model completes on time is
 //! handed to the engine stamped with the model's completion time, not the (later) time the thread woke up, so
 //! the policy's reaction, the next submission to the model, happens at the model's time as in simulation. A
 //! wake-up lag (about 0.1 ms on a VM) would otherwise leave the modelled disk idle after every request, free to
 //! read ahead, and an emulated disk would serve more from its cache than the simulated one. The lag is reported
-//! (`wake_lag_mean_us`, `wake_lag_max_us`); it does not accumulate, since every deadline is on the real clock.
+//! (`wake_lag_mean_us`, `wake_lag_max_us`); it does not accumulate, since every deadline is on the real clock
+//! (shifted by the stalls). The engine's own deadlines (think times, a policy's timers) are returned the same
+//! way: at their time, with the model not advanced past it, so that a reader's next request after its think time
+//! reaches the model when it would in simulation, not a wake-up later (rr's anticipation lost cvs a quarter
+//! of its reads to that).
 
 use crate::uring::UringDevice;
 use iosched_core::policy::StatValue;
@@ -64,6 +77,7 @@ struct LateCounters {
     /// requests released on time (completed - late).
     wake_lag_total_ns: u64,
     wake_lag_max_ns: u64,
+    stalls: u64,
 }
 
 pub struct EmulatedDevice {
@@ -72,6 +86,10 @@ pub struct EmulatedDevice {
     tags: Vec<TagState>,
     /// The model's clock: the latest time it has been advanced to or given a request at.
     model_now_ns: u64,
+    /// How far the emulated clock (the model's and the engine's) is behind the real one: the sum of the stalls.
+    stalled_ns: u64,
+    /// While a late request stalls the device: the emulated time it stopped at (its model completion).
+    stalled_at_ns: Option<u64>,
     ready: Vec<Completion>,
     /// The time `ready`'s completions were released at.
     ready_at_ns: u64,
@@ -94,6 +112,8 @@ impl EmulatedDevice {
             real,
             tags: vec![TagState::default(); depth],
             model_now_ns: 0,
+            stalled_ns: 0,
+            stalled_at_ns: None,
             ready: Vec::new(),
             ready_at_ns: 0,
             scratch: Vec::new(),
@@ -101,32 +121,49 @@ impl EmulatedDevice {
         }
     }
 
-    /// Take what the real device and the model have finished by `now_ns` and release the tags both have
-    /// finished: the late ones first, else those of the model's earliest event that releases any. Returns the time
-    /// they complete at: the real clock for late ones, the model's event time for the others.
-    fn collect(&mut self, now_ns: u64) -> Option<u64> {
+    /// The emulated time at real time `real_ns`: stopped while a stall lasts.
+    fn emulated_ns(&self, real_ns: u64) -> u64 {
+        self.stalled_at_ns.unwrap_or(real_ns.saturating_sub(self.stalled_ns))
+    }
+
+    /// Take what the real device has finished by real time `real_ns` and the model by emulated time `until_ns`
+    /// (at most the emulated time now), and release the tags both have finished: the late ones first, else those
+    /// of the model's earliest event that releases any. Returns the emulated time they complete at: the model's
+    /// event time (for late ones, the time the stall began).
+    fn collect(&mut self, real_ns: u64, until_ns: Option<u64>) -> Option<u64> {
         // Real first: a real completion collected in the same pass as the model's counts as on time.
         let mut done = std::mem::take(&mut self.scratch);
-        self.real.advance(now_ns, &mut done);
+        self.real.advance(real_ns, &mut done);
         let mut released_at = None;
         for c in done.drain(..) {
             let state = &mut self.tags[c.tag as usize];
             match state.model_done_ns {
                 Some(model_ns) => {
-                    let late_ns = now_ns.saturating_sub(model_ns);
+                    let late_ns = real_ns.saturating_sub(model_ns + self.stalled_ns);
                     self.late.late += 1;
                     self.late.late_total_ns += late_ns;
                     self.late.late_max_ns = self.late.late_max_ns.max(late_ns);
                     self.release(c.tag, c.error);
-                    released_at = Some(now_ns);
+                    released_at = Some(model_ns);
                 }
                 None => state.real_error = Some(c.error),
             }
         }
-        // The model, one event at a time, stopping at the first that releases a request: the engine then reacts
-        // at that event's time, as in simulation, however late this pass runs.
-        while released_at.is_none() {
-            let Some(at) = self.model.next_event_ns().filter(|t| *t <= now_ns) else {
+        // The stall ends when no request the model has finished waits for its real I/O any more; the emulated
+        // clock goes on from where it stopped.
+        if let Some(at) = self.stalled_at_ns {
+            if self.tags.iter().all(|t| t.model_done_ns.is_none()) {
+                self.stalled_ns = real_ns.saturating_sub(at).max(self.stalled_ns);
+                self.stalled_at_ns = None;
+                self.late.stalls += 1;
+            }
+        }
+        // The model, one event at a time, stopping at the first that releases a request (the engine then reacts
+        // at that event's time, as in simulation, however late this pass runs) or that a real I/O holds up.
+        let now = self.emulated_ns(real_ns);
+        let horizon = until_ns.map_or(now, |u| u.min(now));
+        while released_at.is_none() && self.stalled_at_ns.is_none() {
+            let Some(at) = self.model.next_event_ns().filter(|t| *t <= horizon) else {
                 break;
             };
             self.model_now_ns = self.model_now_ns.max(at);
@@ -136,12 +173,15 @@ impl EmulatedDevice {
                 match state.real_error {
                     Some(error) => {
                         self.release(c.tag, error);
-                        let lag_ns = now_ns - at;
+                        let lag_ns = now - at;
                         self.late.wake_lag_total_ns += lag_ns;
                         self.late.wake_lag_max_ns = self.late.wake_lag_max_ns.max(lag_ns);
                         released_at = Some(at);
                     }
-                    None => state.model_done_ns = Some(at),
+                    None => {
+                        state.model_done_ns = Some(at);
+                        self.stalled_at_ns = Some(at);
+                    }
                 }
             }
         }
@@ -206,6 +246,8 @@ impl Device for EmulatedDevice {
         let on_time = l.completed - l.late;
         let wake_lag_mean_us = if on_time == 0 { 0.0 } else { l.wake_lag_total_ns as f64 / on_time as f64 / 1e3 };
         let share = if l.completed == 0 { 0.0 } else { l.late as f64 / l.completed as f64 };
+        let stalled_ns = self.stalled_ns
+            + self.stalled_at_ns.map_or(0, |at| self.real.clock_ns().saturating_sub(self.stalled_ns + at));
         let mut out = vec![
             ("late_requests".to_string(), StatValue::Count(l.late)),
             ("late_share".to_string(), StatValue::Value(share)),
@@ -213,6 +255,8 @@ impl Device for EmulatedDevice {
             ("late_max_us".to_string(), StatValue::Value(l.late_max_ns as f64 / 1e3)),
             ("wake_lag_mean_us".to_string(), StatValue::Value(wake_lag_mean_us)),
             ("wake_lag_max_us".to_string(), StatValue::Value(l.wake_lag_max_ns as f64 / 1e3)),
+            ("stalls".to_string(), StatValue::Count(l.stalls)),
+            ("stall_ms".to_string(), StatValue::Value(stalled_ns as f64 / 1e6)),
         ];
         out.extend(self.real.stats());
         out.extend(self.model.stats().into_iter().map(|(k, v)| (format!("model_{k}"), v)));
@@ -228,23 +272,29 @@ impl Device for EmulatedDevice {
             return self.ready_at_ns; // not handed over yet: nothing more until they are
         }
         loop {
-            let now = self.real.clock_ns();
-            if let Some(at) = self.collect(now) {
+            let real_ns = self.real.clock_ns();
+            if let Some(at) = self.collect(real_ns, until_ns) {
                 return at;
             }
-            if until_ns.is_some_and(|u| u <= now) {
-                return now;
+            let now = self.emulated_ns(real_ns);
+            if let Some(until) = until_ns.filter(|u| *u <= now) {
+                // The engine's event is due: it happens at its time, as a completion does (the model has not
+                // been taken past it), not at the later time this thread woke up.
+                return until;
             }
+            // Deadlines are emulated times, waited for on the real clock; a stall has none (it ends with the real
+            // I/O it waits for, which keeps the real device busy).
             let deadline = match (until_ns, self.model.next_event_ns()) {
+                _ if self.stalled_at_ns.is_some() => None,
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
             if deadline.is_none() && !self.real.busy() {
                 return now; // nothing will happen
             }
-            self.real.wait(deadline);
+            self.real.wait(deadline.map(|d| d + self.stalled_ns));
             if self.real.take_wake() {
-                return self.real.clock_ns(); // the engine has new requests to take
+                return self.emulated_ns(self.real.clock_ns()); // the engine has new requests to take
             }
         }
     }
@@ -267,17 +317,24 @@ mod tests {
         Request::new(id, Op::Read, offset_bytes, 4096, 0)
     }
 
+    /// The real device on `path`, or None (said loudly) where the kernel (or a container's seccomp profile)
+    /// refuses io_uring: the machine, not the code.
+    fn open_real(path: &std::path::Path, depth: u32) -> Option<UringDevice> {
+        match UringDevice::open(path, depth, false) {
+            Ok(real) => Some(real),
+            Err(e @ crate::uring::OpenError::Ring { .. }) => {
+                iosched_test_data::skip(&e.to_string());
+                None
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
     #[test]
     fn a_request_completes_no_sooner_than_the_model_says() {
         let path = temp_file(1 << 20);
-        let real = match UringDevice::open(&path, 4, false) {
-            Ok(real) => real,
-            // The kernel (or a container's seccomp profile) refuses io_uring: the machine, not the code.
-            Err(e @ crate::uring::OpenError::Ring { .. }) => {
-                iosched_test_data::skip(&e.to_string());
-                return;
-            }
-            Err(e) => panic!("{e}"),
+        let Some(real) = open_real(&path, 4) else {
+            return;
         };
         let params = SimpleParams { latency_ns: 20_000_000, queue_depth: 4, ..SimpleParams::default() };
         let mut dev = EmulatedDevice::new(Box::new(SimpleDevice::new(params)), Box::new(real));
@@ -294,6 +351,50 @@ mod tests {
         assert_eq!(got.iter().map(|c| (c.tag, c.error)).collect::<Vec<_>>(), vec![(0, 0), (1, 0)]);
         let stats = dev.stats();
         assert_eq!(stats[0], ("late_requests".to_string(), StatValue::Count(0)), "real 4 KiB reads beat 20 ms");
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_late_request_stalls_the_emulated_clock_at_its_model_completion() {
+        // A model that writes 4 MiB in about 1 us, against a real write of 4 MiB with O_DSYNC (a copy of 4 MiB
+        // alone takes longer): every request is late, and each completes at its model time on the emulated clock,
+        // which stands still until the real write is done.
+        let path = temp_file(8 << 20);
+        let Some(real) = open_real(&path, 1) else {
+            return;
+        };
+        let params = SimpleParams {
+            latency_ns: 1_000,
+            bandwidth_bytes_per_s: 1 << 50,
+            queue_depth: 1,
+            ..SimpleParams::default()
+        };
+        let mut dev = EmulatedDevice::new(Box::new(SimpleDevice::new(params.clone())), Box::new(real));
+        let mut write = Request::new(0, Op::Write, 0, 4 << 20, 0);
+        write.fua = true;
+        let model_ns = {
+            let mut model = SimpleDevice::new(params);
+            model.submit(0, 0, &write);
+            model.next_event_ns().unwrap()
+        };
+        let mut at = dev.wait(Some(0));
+        for round in 1..=2u64 {
+            dev.submit(at, 0, &write);
+            let mut got = Vec::new();
+            let mut now = at;
+            while got.is_empty() {
+                now = dev.wait(None);
+                dev.advance(now, &mut got);
+            }
+            assert_eq!(now, at + model_ns, "round {round}: released at its model completion");
+            let stat = |name: &str| dev.stats().into_iter().find(|(k, _)| k == name).map(|(_, v)| v).unwrap();
+            assert_eq!(stat("late_requests"), StatValue::Count(round));
+            assert_eq!(stat("stalls"), StatValue::Count(round));
+            assert!(matches!(stat("stall_ms"), StatValue::Value(ms) if ms > 0.0), "{:?}", stat("stall_ms"));
+            // The engine's next deadline comes at its emulated time, behind the real clock by the stalls.
+            at = dev.wait(Some(now + 1_000_000));
+            assert_eq!(at, now + 1_000_000, "round {round}: a deadline returns at its time");
+        }
         std::fs::remove_file(path).unwrap();
     }
 }
