@@ -1,5 +1,5 @@
 //! A live engine notices a stalled policy within a bounded time and fails the requests it held, so that the
-//! program waiting on them gets an error instead of hanging (engine.rs, LIVE_STALL_NS).
+//! program waiting on them gets an error instead of hanging (engine/live.rs, LIVE_STALL_NS).
 
 use iosched_core::policy::{Dispatch, DispatchContext, Policy, WaitBound};
 use iosched_core::request::{FlowId, IoClass, Op, Request, RequestId, LEVEL_DEFAULT};
