@@ -84,8 +84,10 @@ struct Command {
     bytes: u64,
     /// Flash operations (page reads, or unbuffered page programs) still to finish.
     outstanding: u64,
-    /// Pages of a write the write cache has taken.
+    /// Pages of a write the write cache or the write buffer has taken.
     admitted_pages: u64,
+    /// Pages of a buffered write whose data is on the link now (room reserved for them).
+    linking_pages: u64,
     /// DRAM accesses of the write cache still to finish for this command.
     dram_pending: u32,
     /// Real-time class (MQSim's URGENT flows): its page reads go before other reads on a die.
@@ -180,6 +182,8 @@ pub struct Ssd {
     buffer_used_bytes: u64,
     /// Writes waiting for buffer room, in arrival order.
     buffer_waiters: VecDeque<u32>,
+    /// The write taking its data into the buffer as room frees (it did not fit whole); later writes wait.
+    buffer_filling: Option<u32>,
     /// Buffered pages not yet on flash.
     unprogrammed_pages: u64,
     flush_waiters: Vec<u32>,
@@ -290,6 +294,7 @@ impl Ssd {
             in_flight: 0,
             buffer_used_bytes: 0,
             buffer_waiters: VecDeque::new(),
+            buffer_filling: None,
             unprogrammed_pages: 0,
             flush_waiters: Vec::new(),
             blocking_trim: None,
@@ -362,10 +367,10 @@ impl Ssd {
             Op::Write => {
                 if self.buffer_capacity_bytes == 0 || self.cache.is_some() || c.fua {
                     self.link(now_ns, slot, c.bytes, false);
-                } else if self.buffer_waiters.is_empty() && self.buffer_room(c.bytes) {
-                    self.buffer_used_bytes += c.bytes;
-                    self.link(now_ns, slot, c.bytes, false);
-                } else {
+                } else if !(self.buffer_waiters.is_empty()
+                    && self.buffer_filling.is_none()
+                    && self.take_into_buffer(now_ns, slot))
+                {
                     self.stats.buffer_full_waits += 1;
                     self.buffer_waiters.push_back(slot);
                 }
@@ -385,10 +390,51 @@ impl Ssd {
         }
     }
 
-    /// A write larger than the buffer takes the whole (empty) buffer.
-    fn buffer_room(&self, bytes: u64) -> bool {
-        self.buffer_used_bytes + bytes <= self.buffer_capacity_bytes
-            || (self.buffer_used_bytes == 0 && bytes > self.buffer_capacity_bytes)
+    /// The bytes of write `c` that fall in page `lpn`.
+    fn bytes_in_page(&self, c: &Command, lpn: u64) -> u64 {
+        let page = self.p.page_bytes;
+        let start = c.offset_bytes.max(lpn * page);
+        let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
+        end.saturating_sub(start)
+    }
+
+    /// Start the link transfer of as many of a buffered write's next pages as the buffer has room for (a page
+    /// larger than the whole buffer goes alone into the empty buffer), reserving their room. A write that does
+    /// not fit whole takes the rest as room frees, as drives take a command's data (SATA's DMA Setup FIS per
+    /// chunk, NVMe's data pointers fetched as needed), and later writes wait behind it. Returns whether any page
+    /// was taken.
+    fn take_into_buffer(&mut self, now_ns: u64, slot: u32) -> bool {
+        let c = *self.cmd(slot);
+        let (mut pages, mut bytes) = (0, 0);
+        while c.admitted_pages + pages < c.pages {
+            let b = self.bytes_in_page(&c, c.first_page + c.admitted_pages + pages);
+            let used = self.buffer_used_bytes + bytes;
+            if used + b > self.buffer_capacity_bytes && used > 0 {
+                break;
+            }
+            (pages, bytes) = (pages + 1, bytes + b);
+        }
+        if pages == 0 {
+            return false;
+        }
+        self.buffer_used_bytes += bytes;
+        self.slots[slot as usize].as_mut().expect("write in flight").linking_pages = pages;
+        if c.admitted_pages + pages < c.pages {
+            self.buffer_filling = Some(slot);
+        }
+        self.link(now_ns, slot, bytes, false);
+        true
+    }
+
+    /// Writes waiting for buffer room take it in arrival order, until one does not fit whole.
+    fn admit_buffer_waiters(&mut self, now_ns: u64) {
+        while self.buffer_filling.is_none() {
+            let Some(&slot) = self.buffer_waiters.front() else { break };
+            if !self.take_into_buffer(now_ns, slot) {
+                break;
+            }
+            self.buffer_waiters.pop_front();
+        }
     }
 
     /// The mapping cache that holds `lpn`'s entry, if there is one.
@@ -616,26 +662,39 @@ impl Ssd {
                 }
             }
             Op::Write => {
-                self.stats.host_write_bytes += c.bytes;
                 let buffered = self.buffer_capacity_bytes > 0 && self.cache.is_none() && !c.fua;
-                if buffered {
-                    self.unprogrammed_pages += c.pages;
-                    self.complete(slot);
-                } else {
-                    self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages;
-                }
-                let page = self.p.page_bytes;
-                for lpn in c.first_page..c.first_page + c.pages {
-                    let start = c.offset_bytes.max(lpn * page);
-                    let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
-                    let bytes = end.saturating_sub(start) as u32;
-                    let slot = if buffered { None } else { Some(slot) };
-                    let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot };
+                // The pages whose data just came: a buffered write's chunk, or an unbuffered write's whole.
+                let (first, pages) =
+                    if buffered { (c.first_page + c.admitted_pages, c.linking_pages) } else { (c.first_page, c.pages) };
+                let mut linked_bytes = 0;
+                for lpn in first..first + pages {
+                    let bytes = self.bytes_in_page(&c, lpn);
+                    linked_bytes += bytes;
+                    let waiter = if buffered { None } else { Some(slot) };
+                    let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes: bytes as u32, slot: waiter };
                     if self.mapped_entry_cached(lpn) {
                         self.queue_program(now_ns, pp);
                     } else {
                         self.wait_for_mapping(now_ns, lpn, MappingWaiter::Program(pp));
                     }
+                }
+                self.stats.host_write_bytes += linked_bytes;
+                if !buffered {
+                    self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages;
+                    return;
+                }
+                self.unprogrammed_pages += pages;
+                let cmd = self.slots[slot as usize].as_mut().expect("write in flight");
+                cmd.admitted_pages += pages;
+                cmd.linking_pages = 0;
+                if cmd.admitted_pages < c.pages {
+                    self.take_into_buffer(now_ns, slot); // else it waits for room (buffer_drained)
+                    return;
+                }
+                self.complete(slot);
+                if self.buffer_filling == Some(slot) {
+                    self.buffer_filling = None;
+                    self.admit_buffer_waiters(now_ns);
                 }
             }
             _ => unreachable!("only reads and writes use the link"),
@@ -811,14 +870,13 @@ impl Ssd {
             }
             self.cache_waiters.pop_front();
         }
-        while let Some(&slot) = self.buffer_waiters.front() {
-            let c = *self.cmd(slot);
-            if !self.buffer_room(c.bytes) {
-                break;
+        match self.buffer_filling {
+            // The write taking its data as room frees: its next chunk, unless one is on the link.
+            Some(slot) if self.cmd(slot).linking_pages == 0 => {
+                self.take_into_buffer(now_ns, slot);
             }
-            self.buffer_waiters.pop_front();
-            self.buffer_used_bytes += c.bytes;
-            self.link(now_ns, slot, c.bytes, false);
+            Some(_) => {}
+            None => self.admit_buffer_waiters(now_ns),
         }
         if self.unprogrammed_pages == 0 {
             for slot in std::mem::take(&mut self.flush_waiters) {
@@ -890,6 +948,7 @@ impl Device for Ssd {
             bytes: req.len_bytes,
             outstanding: 0,
             admitted_pages: 0,
+            linking_pages: 0,
             dram_pending: 0,
             urgent: req.class == iosched_core::request::IoClass::Rt,
             fua: req.fua,

@@ -63,7 +63,8 @@ pub struct SsdParams {
     pub op: f64,
     pub gc_free_blocks: u32,
     pub gc_policy: GcPolicy,
-    /// DRAM write buffer (0: a write completes when it is on flash).
+    /// DRAM write buffer (0: a write completes when it is on flash). A write that does not fit in the room left
+    /// takes its data as room frees, later writes waiting behind it.
     pub write_buffer_bytes: u64,
     pub trim: TrimMode,
     pub trim_ns: u64,
