@@ -15,10 +15,10 @@
 //!   F, recomputed from the service it actually got. Async service is charged x3; a seeky queue, or one whose
 //!   budget timed out with a third of it left, is charged for the time it held the device (max_budget x
 //!   elapsed / timeout_sync) so that slow queues cannot steal time.
-//! - Budget feedback (unraised sync queues; a raised queue keeps its budget) at expiry: too idle (the idle
-//!   timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget off; a budget
-//!   timeout doubles it; an exhausted budget quadruples it (all capped at max_budget); a queue that ran dry gets
-//!   max(service, min_budget). Async queues get max_budget. max_budget = peak rate x timeout_sync once 194
+//! - Budget feedback (unraised sync queues; a raised queue keeps its budget, see Differences) at expiry: too
+//!   idle (the idle timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget
+//!   off; a budget timeout doubles it; an exhausted budget quadruples it (all capped at max_budget); a queue
+//!   that ran dry gets max(service, min_budget). Async queues get max_budget. max_budget = peak rate x timeout_sync once 194
 //!   budgets have been assigned (16384 sectors before); min_budget = max_budget / 32.
 //! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
 //!   device, or any queue on a rotational device without command queueing) or is needed for service
@@ -54,7 +54,10 @@
 //!   whose bfq_add_rq_rb only raises and activates it; preemption came with mainline's
 //!   bfq_bfqq_handle_idle_busy_switch).
 //!
-//! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
+//! Differences: a weight-raised sync queue keeps its budget at expiry, where BFQ's __bfq_bfqq_recalc_budget
+//! sets it to 2 x min_budget (tried: with the per-turn peak rate below, short raised turns measure a low rate,
+//! shrinking max_budget and so the raised budgets, down to one request a turn; BFQ's per-dispatch estimator is
+//! needed first); there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /
 //! duration of turns of non-seeky queues that last at least 20 ms) rather than per dispatch sample; injection's
 //! limit adapts by the rule above rather than BFQ's per-queue think-time sampling; injected service is charged
@@ -694,8 +697,8 @@ impl Bfq {
         // The peak rate, from turns of sequential queues long enough to measure.
         let measured = (!q.seeky() && elapsed_ns >= 20 * NS_PER_MS && q.service > 0)
             .then(|| (q.service as u128 * NS_PER_S as u128 / elapsed_ns as u128) as u64);
-        // Feedback adapts the budgets of unraised sync queues only; a raised queue keeps its budget (BFQ's
-        // __bfq_bfqq_recalc_budget).
+        // Feedback adapts the budgets of unraised sync queues only (BFQ's __bfq_bfqq_recalc_budget). A raised
+        // queue keeps its budget, where BFQ gives it 2 x min_budget: a departure, listed under Differences.
         if q.sync && q.wr_coeff == 1 {
             q.max_budget = match reason {
                 Expiry::TooIdle if q.dispatched > 0 => (q.max_budget * 2).min(max_budget),
