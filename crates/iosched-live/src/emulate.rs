@@ -121,6 +121,12 @@ impl EmulatedDevice {
         }
     }
 
+    /// How far the emulated clock is behind the real one at real time `real_ns`: the stalls so far, the one under
+    /// way included.
+    fn behind_ns(&self, real_ns: u64) -> u64 {
+        self.stalled_at_ns.map_or(self.stalled_ns, |at| real_ns.saturating_sub(at).max(self.stalled_ns))
+    }
+
     /// The emulated time at real time `real_ns`: stopped while a stall lasts.
     fn emulated_ns(&self, real_ns: u64) -> u64 {
         self.stalled_at_ns.unwrap_or(real_ns.saturating_sub(self.stalled_ns))
@@ -151,12 +157,10 @@ impl EmulatedDevice {
         }
         // The stall ends when no request the model has finished waits for its real I/O any more; the emulated
         // clock goes on from where it stopped.
-        if let Some(at) = self.stalled_at_ns {
-            if self.tags.iter().all(|t| t.model_done_ns.is_none()) {
-                self.stalled_ns = real_ns.saturating_sub(at).max(self.stalled_ns);
-                self.stalled_at_ns = None;
-                self.late.stalls += 1;
-            }
+        if self.stalled_at_ns.is_some() && self.tags.iter().all(|t| t.model_done_ns.is_none()) {
+            self.stalled_ns = self.behind_ns(real_ns);
+            self.stalled_at_ns = None;
+            self.late.stalls += 1;
         }
         // The model, one event at a time, stopping at the first that releases a request (the engine then reacts
         // at that event's time, as in simulation, however late this pass runs) or that a real I/O holds up.
@@ -246,8 +250,7 @@ impl Device for EmulatedDevice {
         let on_time = l.completed - l.late;
         let wake_lag_mean_us = if on_time == 0 { 0.0 } else { l.wake_lag_total_ns as f64 / on_time as f64 / 1e3 };
         let share = if l.completed == 0 { 0.0 } else { l.late as f64 / l.completed as f64 };
-        let stalled_ns = self.stalled_ns
-            + self.stalled_at_ns.map_or(0, |at| self.real.clock_ns().saturating_sub(self.stalled_ns + at));
+        let stalled_ns = self.behind_ns(self.real.clock_ns());
         let mut out = vec![
             ("late_requests".to_string(), StatValue::Count(l.late)),
             ("late_share".to_string(), StatValue::Value(share)),

@@ -97,6 +97,15 @@ struct Command {
     fua: bool,
 }
 
+impl Command {
+    /// The command's bytes that fall in page `lpn` (pages of `page_bytes`).
+    fn bytes_in_page(&self, lpn: u64, page_bytes: u64) -> u64 {
+        let start = self.offset_bytes.max(lpn * page_bytes);
+        let end = (self.offset_bytes + self.bytes).min((lpn + 1) * page_bytes);
+        end.saturating_sub(start)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct PendingProgram {
     lpn: u64,
@@ -346,9 +355,7 @@ impl Ssd {
                 self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages + 1;
                 let page = self.p.page_bytes;
                 for lpn in c.first_page..c.first_page + c.pages {
-                    let start = c.offset_bytes.max(lpn * page);
-                    let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
-                    let bytes = end.saturating_sub(start).max(1) as u32;
+                    let bytes = c.bytes_in_page(lpn, page).max(1) as u32;
                     let cached = self
                         .cache
                         .as_mut()
@@ -390,14 +397,6 @@ impl Ssd {
         }
     }
 
-    /// The bytes of write `c` that fall in page `lpn`.
-    fn bytes_in_page(&self, c: &Command, lpn: u64) -> u64 {
-        let page = self.p.page_bytes;
-        let start = c.offset_bytes.max(lpn * page);
-        let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
-        end.saturating_sub(start)
-    }
-
     /// Start the link transfer of as many of a buffered write's next pages as the buffer has room for (a page
     /// larger than the whole buffer goes alone into the empty buffer), reserving their room. A write that does
     /// not fit whole takes the rest as room frees, as drives take a command's data (SATA's DMA Setup FIS per
@@ -407,7 +406,7 @@ impl Ssd {
         let c = *self.cmd(slot);
         let (mut pages, mut bytes) = (0, 0);
         while c.admitted_pages + pages < c.pages {
-            let b = self.bytes_in_page(&c, c.first_page + c.admitted_pages + pages);
+            let b = c.bytes_in_page(c.first_page + c.admitted_pages + pages, self.p.page_bytes);
             let used = self.buffer_used_bytes + bytes;
             if used + b > self.buffer_capacity_bytes && used > 0 {
                 break;
@@ -549,9 +548,7 @@ impl Ssd {
                 break;
             }
             let lpn = c.first_page + admitted;
-            let start = c.offset_bytes.max(lpn * page);
-            let end = (c.offset_bytes + c.bytes).min((lpn + 1) * page);
-            let bytes = end.saturating_sub(start) as u32;
+            let bytes = c.bytes_in_page(lpn, page) as u32;
             let taken = cache.admit(now_ns, lpn, bytes, page);
             if taken.eviction_read_bytes > 0 {
                 cache.dram(now_ns, taken.eviction_read_bytes);
@@ -668,7 +665,7 @@ impl Ssd {
                     if buffered { (c.first_page + c.admitted_pages, c.linking_pages) } else { (c.first_page, c.pages) };
                 let mut linked_bytes = 0;
                 for lpn in first..first + pages {
-                    let bytes = self.bytes_in_page(&c, lpn);
+                    let bytes = c.bytes_in_page(lpn, self.p.page_bytes);
                     linked_bytes += bytes;
                     let waiter = if buffered { None } else { Some(slot) };
                     let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes: bytes as u32, slot: waiter };
