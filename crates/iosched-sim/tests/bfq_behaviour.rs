@@ -33,27 +33,32 @@ fn byte_ratio(a: u8, b: u8) -> f64 {
 #[test]
 fn throughput_follows_weight() {
     // The requirement: the ratio of the weights, within 20 % (B-WF2Q+ over whole budgets on a disk whose two
-    // halves stream at different rates). The regression bound: the figures reached, 7.9015 and 0.9998, within
+    // halves stream at different rates). The regression bound: the figures reached, 7.7540 and 0.9904, within
     // 0.5 %; seeds 1-8 give the same figures (sequential readers draw nothing at random), so there is no noise
     // to add and 0.5 % only allows for rounding in a change of the model. (9.244 before injection counted every
     // request at the device, as bfq_choose_bfqq_for_injection does: the level-7 reader no longer gets requests in
-    // beside the level-0 reader's own.)
+    // beside the level-0 reader's own. 7.9015 and 0.9998 before max_budget followed BFQ's per-dispatch peak-rate
+    // estimate after 11 turns, as bfq-iosched.c's decaying budgets_assigned has it, rather than the 16,384-sector
+    // default for 194 turns: budgets of about 14,000 sectors, the disk's 57 MB/s x timeout_sync.)
     let weighted = byte_ratio(0, 7);
     assert!((weighted - 8.0).abs() <= 8.0 * 0.2, "weights 80 and 10 gave a byte ratio of {weighted:.2}");
-    assert!((weighted / 7.9015 - 1.0).abs() <= 0.005, "weights 80 and 10: {weighted:.4}, 7.9015 was reached");
+    assert!((weighted / 7.7540 - 1.0).abs() <= 0.005, "weights 80 and 10: {weighted:.4}, 7.7540 was reached");
     let equal = byte_ratio(4, 4);
     assert!((equal - 1.0).abs() <= 0.1, "equal weights gave a byte ratio of {equal:.2}");
-    assert!((equal / 0.9998 - 1.0).abs() <= 0.005, "equal weights: {equal:.4}, 0.9998 was reached");
+    assert!((equal / 0.9904 - 1.0).abs() <= 0.005, "equal weights: {equal:.4}, 0.9904 was reached");
 }
 
 #[test]
 fn weight_raising_lets_a_new_interactive_flow_finish_fast() {
-    // Two sequential readers, and from 2 s a flow of 150 small dependent reads (an application starting).
-    // Without weight raising the small reader's time is bimodal in the seed (about 6.5 s or 13-17 s, depending
-    // on how its first requests fall against the readers' slices), so the comparison is of means over seeds.
-    let jobs = "[global]\ndirect=1\n[a]\nrw=read\nbs=128k\ntime_based\nruntime=20\n\
-                [b]\nrw=read\nbs=128k\noffset=50%\ntime_based\nruntime=20\n\
-                [c]\nrw=randread\nbs=4k\nnumber_ios=150\nstartdelay=2\nsize=10%\noffset=20%\n";
+    // Two sequential readers, and from 15 s a flow of 150 small dependent reads (an application starting).
+    // The readers are new queues, so BFQ raises them too, until they have read 120,000 sectors or wr_duration
+    // has passed (about 13.4 s on this disk: 7 s x 213,623 / its estimated 111,000 sectors/s); meanwhile all
+    // three would be raised alike. BFQ's own benchmark waits that transient out before starting the application
+    // (the S suite's comm_startup_lat.sh sleeps transitory_duration: BFQ's wr_max_time + 1 s), and so does this.
+    // The comparison is of means over seeds.
+    let jobs = "[global]\ndirect=1\n[a]\nrw=read\nbs=128k\ntime_based\nruntime=35\n\
+                [b]\nrw=read\nbs=128k\noffset=50%\ntime_based\nruntime=35\n\
+                [c]\nrw=randread\nbs=4k\nnumber_ios=150\nstartdelay=15\nsize=10%\noffset=20%\n";
     const SEEDS: u64 = 8;
     let finish_s = |low_latency: &str| {
         let times: Vec<f64> = (1..=SEEDS)

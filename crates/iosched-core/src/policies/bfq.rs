@@ -12,24 +12,32 @@
 //! - B-WF2Q+ per class: a busy queue's entity has a virtual start S and finish F = S + budget / weight; among
 //!   entities with S <= V the smallest F is served; V advances by service / (sum of busy weights) at each
 //!   dispatch. A queue that becomes busy starts at max(V, its last F); one requeued after its turn starts at its
-//!   F, recomputed from the service it actually got. Async service is charged x3; a seeky queue, or one whose
-//!   budget timed out with a third of it left, is charged for the time it held the device (max_budget x
-//!   elapsed / timeout_sync) so that slow queues cannot steal time.
-//! - Budget feedback (unraised sync queues; a raised queue keeps its budget, see Differences) at expiry: too
-//!   idle (the idle timer fired) doubles the budget if requests are still in flight, else takes 4 x min_budget
-//!   off; a budget timeout doubles it; an exhausted budget quadruples it (all capped at max_budget); a queue
-//!   that ran dry gets max(service, min_budget). Async queues get max_budget. max_budget = peak rate x timeout_sync once 194
-//!   budgets have been assigned (16384 sectors before); min_budget = max_budget / 32.
+//!   F, recomputed from the service it actually got. Async service is charged x3; an unraised sync queue that
+//!   was slow (bfq_bfqq_is_slow: seeky, or over a turn of more than 20 ms, served less than half of
+//!   max_budget), or whose budget timed out with a third of it left, is charged for the time it held the device
+//!   (max_budget x elapsed / timeout_sync; a turn ended by the idle timer up to where idling began) so that
+//!   slow queues cannot steal time.
+//! - Budget feedback at expiry (__bfq_bfqq_recalc_budget), for unraised sync queues: too idle (the idle timer
+//!   fired) doubles the budget if requests are still in flight, else takes 4 x min_budget off; a budget timeout
+//!   doubles it; an exhausted budget quadruples it (all capped at max_budget); a queue that ran dry gets
+//!   max(service, min_budget); a preempted one keeps it. A raised sync queue gets 2 x min_budget (short turns,
+//!   for latency); async queues get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been
+//!   assigned (a count decaying toward 256 at each turn, (7n + 256) / 8, so after 11 turns; 16384 sectors
+//!   before); min_budget = max_budget / 32. The peak rate is BFQ's per-dispatch estimate (policies/peak_rate.rs).
 //! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
-//!   device, or any queue on a rotational device without command queueing) or is needed for service
-//!   guarantees (weights differ among active queues, those busy or with requests in flight; or a weight-raised
-//!   queue competes with unraised ones or with 4 more requests in flight than its own);
-//!   slice_idle (8 ms), or 2 ms for a seeky queue when the scenario is symmetric, and at least 20 ms for a
+//!   device, or any queue on a rotational device without command queueing, while no raised queue is busy) or
+//!   is needed for service guarantees (weights differ among active queues, those busy or with requests in
+//!   flight; or a weight-raised queue competes with unraised ones or with 4 more requests in flight than its
+//!   own; or the queue is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32 requests
+//!   landed over 800 sectors from the one before) when the scenario is symmetric, and at least 20 ms for a
 //!   weight-raised queue (bfq_arm_slice_timer). strict_guarantees=1 idles for every sync queue, never shorter
 //!   than slice_idle, and turns injection off.
-//! - low_latency: a queue that becomes busy for the first time or after 2 s idle is interactive: weight x30
-//!   for wr_duration (7 s on a device of 140,000 sectors/s, scaled inversely with the measured peak rate,
-//!   clamped to 3-25 s; ended early after 120,000 sectors). A sync queue that becomes busy again no sooner
+//! - low_latency: a sync queue that becomes busy for the first time or after 2 s idle is interactive: weight
+//!   x30 for wr_duration (bfq_wr_duration: 7 s on BFQ's reference rotational device of 213,623 sectors/s, or
+//!   2.5 s at 503,540 on flash, scaled inversely with the estimated peak rate, clamped to 3-25 s; ended early
+//!   after 120,000 sectors). New sequential readers are raised too, with short turns and no idling among
+//!   themselves: a transient that benchmarks of BFQ wait out (the S suite's transitory_duration). A sync queue
+//!   that becomes busy again no sooner
 //!   than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
 //!   slice_idle + 4 ms after its last request completed) is soft real-time:
 //!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
@@ -54,14 +62,13 @@
 //!   whose bfq_add_rq_rb only raises and activates it; preemption came with mainline's
 //!   bfq_bfqq_handle_idle_busy_switch).
 //!
-//! Differences: a weight-raised sync queue keeps its budget at expiry, where BFQ's __bfq_bfqq_recalc_budget
-//! sets it to 2 x min_budget (tried: with the per-turn peak rate below, short raised turns measure a low rate,
-//! shrinking max_budget and so the raised budgets, down to one request a turn; BFQ's per-dispatch estimator is
-//! needed first); there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
-//! once (BFQ keeps it in an idle tree until V passes its F); the peak rate is measured per turn (service /
-//! duration of turns of non-seeky queues that last at least 20 ms) rather than per dispatch sample; injection's
-//! limit adapts by the rule above rather than BFQ's per-queue think-time sampling; injected service is charged
-//! to the injected queue's next turn. A large burst's flag clears when the queue has been idle for 2 s.
+//! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
+//! once (BFQ keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather
+//! than BFQ's per-queue think-time sampling; injected service is charged to the injected queue's next turn. A
+//! large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at
+//! once (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device
+//! (BFQ's starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised
+//! before it gets its duration then.
 //!
 //! Bound: none (a weight-raised or higher-class queue may be served indefinitely before others).
 //! Cost: O(log N) per request in the number of busy queues (two ordered maps per class for B-WF2Q+, an ordered
@@ -69,6 +76,7 @@
 
 use super::flow_map::{priority_queue_key, FlowMap};
 use super::flow_queue::{self, FlowQueueOrder};
+use super::peak_rate::{self, PeakRate};
 use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Request, LEVEL_MAX};
@@ -135,12 +143,17 @@ const TUNABLES: &[TunableSpec] = &[
 /// Fixed-point shift of virtual time (service << SHIFT / weight), as BFQ's WFQ_SERVICE_SHIFT.
 const SERVICE_SHIFT: u32 = 22;
 const DEFAULT_MAX_BUDGET_SECTORS: u64 = 16 * 1024;
+/// BFQ's bfq_stats_min_budgets: max_budget follows the peak rate once the decaying count of assigned budgets
+/// reaches it (about 11 turns).
 const BUDGETS_BEFORE_AUTO: u64 = 194;
 const ASYNC_CHARGE_FACTOR: u64 = 3;
-const SEEKY_IDLE_NS: u64 = 2 * NS_PER_MS;
+/// BFQ_MIN_TT: the idle wait of a seeky queue in a symmetric scenario.
+const MIN_THINK_NS: u64 = 2 * NS_PER_MS;
 /// The shortest wait for a weight-raised queue (bfq_arm_slice_timer).
 const WR_MIN_IDLE_SLICE_NS: u64 = 20 * NS_PER_MS;
 const SEEK_THRESHOLD_SECTORS: u64 = 800;
+/// BFQQ_SEEKY: a queue is seeky when more than 19 of its last 32 requests were.
+const SEEKY_REQUESTS: u32 = 19;
 const IDLE_CLASS_TIMEOUT_NS: u64 = 200 * NS_PER_MS;
 const WR_COEFF_INTERACTIVE: u64 = 30;
 const WR_COEFF_SOFT_RT: u64 = 3000;
@@ -150,9 +163,10 @@ const WR_MAX_INTERACTIVE_SECTORS: u64 = 120_000;
 /// The weight of a best-effort queue at the default level 4: (8 - 4) x 10. Only such queues are raised.
 const DEFAULT_WEIGHT: u64 = 40;
 const WR_MAX_SOFTRT_SECTORS_PER_S: u64 = 7000;
-/// Interactive raising lasts WR_REF_DURATION on a device of WR_REF_RATE, inversely to the peak rate.
-const WR_REF_DURATION_NS: u64 = 7 * NS_PER_S;
-const WR_REF_RATE_SECTORS_PER_S: u64 = 140_000;
+/// Interactive raising lasts ref_wr_duration on BFQ's reference device (7 s rotational, 2.5 s not), scaled
+/// inversely to the peak rate.
+const WR_REF_DURATION_ROTATIONAL_NS: u64 = 7 * NS_PER_S;
+const WR_REF_DURATION_NON_ROTATIONAL_NS: u64 = 2500 * NS_PER_MS;
 const BURST_INTERVAL_NS: u64 = 180 * NS_PER_MS;
 const LARGE_BURST: usize = 8;
 const INJECT_LIMIT_MAX: u32 = 8;
@@ -197,7 +211,8 @@ struct Queue {
     /// Weight raising.
     wr_coeff: u64,
     wr_start_ns: u64,
-    wr_duration_ns: u64,
+    /// None: raised before the first dispatch, its duration set then (see Bfq::wr_duration_ns).
+    wr_duration_ns: Option<u64>,
     wr_service: u64,
     last_empty_ns: Option<u64>,
     last_backlogged_ns: u64,
@@ -207,7 +222,8 @@ struct Queue {
     /// last of them completes (BFQ's softrt_update flag).
     soft_rt_update: bool,
     in_large_burst: bool,
-    /// Seek history: one bit per request, set when it seeked more than 800 sectors.
+    /// Seek history: one bit per request, set when it seeked more than 800 sectors (on flash: and was under 64
+    /// sectors); starts at 1, as in bfq_init_bfqq.
     seek_history: u32,
     last_end_bytes: u64,
     last_active_ns: u64,
@@ -221,7 +237,7 @@ struct Queue {
 
 impl Queue {
     fn seeky(&self) -> bool {
-        self.seek_history.count_ones() > 4
+        self.seek_history.count_ones() > SEEKY_REQUESTS
     }
 
     fn class_index(&self) -> usize {
@@ -328,6 +344,8 @@ pub struct Bfq {
     wr_busy: u32,
     in_service: Option<u64>,
     idle_until_ns: Option<u64>,
+    /// When the current idle wait began.
+    idle_started_ns: Option<u64>,
     /// Requests dispatched by injection and not yet completed.
     injected_ids: Vec<u64>,
     last_idle_class_service_ns: u64,
@@ -337,7 +355,12 @@ pub struct Bfq {
     device_depth: u32,
     /// Requests at the device, as of the last dispatch call.
     in_flight: u32,
-    peak_rate_sectors_per_s: u64,
+    /// The device's peak rate, estimated from dispatches; made at the first dispatch, when the policy learns
+    /// whether the device is rotational.
+    peak_rate: Option<PeakRate>,
+    /// BFQ's bfqd->bfq_max_budget: peak rate x timeout_sync, recomputed when the estimate moves.
+    max_budget_from_rate: u64,
+    /// Decays toward 256 at each turn: (7 x n + 256) / 8, as BFQ's budgets_assigned.
     budgets_assigned: u64,
     last_creation_ns: Option<u64>,
     burst: Vec<u64>,
@@ -378,6 +401,7 @@ impl Bfq {
             wr_busy: 0,
             in_service: None,
             idle_until_ns: None,
+            idle_started_ns: None,
             injected_ids: Vec::new(),
             last_idle_class_service_ns: 0,
             seq: 0,
@@ -385,7 +409,8 @@ impl Bfq {
             rotational: false,
             device_depth: 1,
             in_flight: 0,
-            peak_rate_sectors_per_s: 0,
+            peak_rate: None,
+            max_budget_from_rate: DEFAULT_MAX_BUDGET_SECTORS,
             budgets_assigned: 0,
             last_creation_ns: None,
             burst: Vec::new(),
@@ -404,10 +429,27 @@ impl Bfq {
     fn max_budget(&self) -> u64 {
         if self.max_budget_setting > 0 {
             self.max_budget_setting
-        } else if self.budgets_assigned < BUDGETS_BEFORE_AUTO || self.peak_rate_sectors_per_s == 0 {
+        } else if self.budgets_assigned < BUDGETS_BEFORE_AUTO {
             DEFAULT_MAX_BUDGET_SECTORS
         } else {
-            (self.peak_rate_sectors_per_s as u128 * self.timeout_ns as u128 / NS_PER_S as u128).max(64) as u64
+            self.max_budget_from_rate
+        }
+    }
+
+    /// BFQ's bfqd->bfq_max_budget as such (its is_slow and charge_time use it, not bfq_max_budget()).
+    fn max_budget_field(&self) -> u64 {
+        if self.max_budget_setting > 0 {
+            self.max_budget_setting
+        } else {
+            self.max_budget_from_rate
+        }
+    }
+
+    /// update_thr_responsiveness_params: the peak rate moved, so does the largest budget.
+    fn peak_rate_moved(&mut self) {
+        if let Some(p) = &self.peak_rate {
+            self.max_budget_from_rate =
+                (p.sectors_per_s() as u128 * self.timeout_ns as u128 / NS_PER_S as u128).max(64) as u64;
         }
     }
 
@@ -415,13 +457,17 @@ impl Bfq {
         (self.max_budget() / 32).max(1)
     }
 
-    fn wr_duration_ns(&self) -> u64 {
-        if self.peak_rate_sectors_per_s == 0 {
-            return WR_REF_DURATION_NS;
-        }
-        let scaled =
-            WR_REF_DURATION_NS as u128 * WR_REF_RATE_SECTORS_PER_S as u128 / self.peak_rate_sectors_per_s as u128;
-        (scaled as u64).clamp(3 * NS_PER_S, 25 * NS_PER_S)
+    /// bfq_wr_duration: the reference duration x reference rate / peak rate, within 3-25 s. None until the
+    /// first dispatch says what kind of device it is.
+    fn wr_duration_ns(&self) -> Option<u64> {
+        let p = self.peak_rate.as_ref()?;
+        let (duration, rate) = if p.rotational() {
+            (WR_REF_DURATION_ROTATIONAL_NS, peak_rate::REFERENCE_ROTATIONAL_SECTORS_PER_S)
+        } else {
+            (WR_REF_DURATION_NON_ROTATIONAL_NS, peak_rate::REFERENCE_NON_ROTATIONAL_SECTORS_PER_S)
+        };
+        let scaled = duration as u128 * rate as u128 / p.sectors_per_s().max(1) as u128;
+        Some((scaled as u64).clamp(3 * NS_PER_S, 25 * NS_PER_S))
     }
 
     fn base_weight(&self, q: &Queue) -> u64 {
@@ -461,15 +507,20 @@ impl Bfq {
             return Some(if q.wr_coeff > 1 { raised_idle_ns } else { self.slice_idle_ns });
         }
         let rot_without_queueing = self.rotational && self.device_depth <= 1;
-        let boosts_throughput = rot_without_queueing || (self.rotational && !q.seeky());
+        // idling_needed_for_service_guarantees: a raised queue competing, an asymmetric scenario, or the queue
+        // alone (a newcomer then waits for it rather than taking the device in the middle of its pattern).
+        // idling_boosts_thr_without_issues: never while a raised queue is busy (idling for an unraised queue
+        // would delay it; for a raised one, the service-guarantee test below decides).
+        let boosts_throughput = (rot_without_queueing || (self.rotational && !q.seeky())) && self.wr_busy == 0;
         let raised_competes =
             q.wr_coeff > 1 && (self.wr_busy < self.busy_queues() || self.in_flight >= q.dispatched.saturating_add(4));
         let asymmetric = self.asymmetric();
-        if !(boosts_throughput || raised_competes || asymmetric) {
+        let alone = self.busy_queues() == 1;
+        if !(boosts_throughput || raised_competes || asymmetric || alone) {
             return None;
         }
         if q.seeky() && q.wr_coeff == 1 && !asymmetric {
-            Some(self.slice_idle_ns.min(SEEKY_IDLE_NS))
+            Some(self.slice_idle_ns.min(MIN_THINK_NS))
         } else if q.wr_coeff > 1 {
             Some(raised_idle_ns)
         } else {
@@ -485,7 +536,7 @@ impl Bfq {
         }
         let interactive = q.wr_coeff == WR_COEFF_INTERACTIVE;
         if q.in_large_burst
-            || now_ns >= q.wr_start_ns + q.wr_duration_ns
+            || q.wr_duration_ns.is_some_and(|d| now_ns >= q.wr_start_ns + d)
             || (interactive && q.wr_service >= WR_MAX_INTERACTIVE_SECTORS)
         {
             q.wr_coeff = 1;
@@ -538,7 +589,7 @@ impl Bfq {
                 budget_timeout_ns: now_ns,
                 wr_coeff: 1,
                 wr_start_ns: 0,
-                wr_duration_ns: 0,
+                wr_duration_ns: None,
                 wr_service: 0,
                 last_empty_ns: None,
                 last_backlogged_ns: now_ns,
@@ -546,7 +597,7 @@ impl Bfq {
                 soft_rt_next_start_ns: u64::MAX,
                 soft_rt_update: false,
                 in_large_burst: self.burst_is_large,
-                seek_history: 0,
+                seek_history: 1,
                 last_end_bytes: req.offset_bytes,
                 last_active_ns: now_ns,
                 inject_limit: 0,
@@ -635,7 +686,7 @@ impl Bfq {
         if idle_for_long && q.last_empty_ns.is_some() {
             q.in_large_burst = false;
         }
-        if low_latency && !q.in_large_burst && default_weight {
+        if low_latency && q.sync && !q.in_large_burst && default_weight {
             if idle_for_long {
                 if q.wr_coeff != WR_COEFF_INTERACTIVE {
                     self.raised_interactive += 1;
@@ -644,11 +695,11 @@ impl Bfq {
                 q.wr_start_ns = now_ns;
                 q.wr_duration_ns = wr_duration;
                 q.wr_service = 0;
-            } else if q.sync && q.dispatched == 0 && now_ns >= q.soft_rt_next_start_ns && q.wr_coeff == 1 {
+            } else if q.dispatched == 0 && now_ns >= q.soft_rt_next_start_ns && q.wr_coeff == 1 {
                 self.raised_soft_rt += 1;
                 q.wr_coeff = WR_COEFF_SOFT_RT;
                 q.wr_start_ns = now_ns;
-                q.wr_duration_ns = WR_RT_MAX_NS;
+                q.wr_duration_ns = Some(WR_RT_MAX_NS);
                 q.wr_service = 0;
             }
         }
@@ -680,37 +731,53 @@ impl Bfq {
         let Some(key) = self.in_service.take() else { return };
         self.idle_until_ns = None;
         self.expirations[reason as usize] += 1;
-        let max_budget = self.max_budget();
         let min_budget = self.min_budget();
+        // BFQ's bfqd->bfq_max_budget (the default until the peak rate first moves), which is_slow, charge_time
+        // and recalc_budget use.
+        let max_budget = self.max_budget_field();
+        let cap_to_max = self.budgets_assigned >= BUDGETS_BEFORE_AUTO && self.max_budget_setting == 0;
         let timeout_ns = self.timeout_ns;
+        let shortest_turn_ns = if self.rotational { self.slice_idle_ns } else { MIN_THINK_NS };
+        let idle_started_ns = self.idle_started_ns.take();
         let q = self.queues.get_mut(&key).expect("the queue in service exists");
-        let elapsed_ns = now_ns.saturating_sub(q.slice_start_ns);
+        // The turn's length; ended by the idle timer, up to where the idling began (BFQ's compensate).
+        let turn_end_ns = if reason == Expiry::TooIdle { idle_started_ns.unwrap_or(now_ns) } else { now_ns };
+        let elapsed_ns = turn_end_ns.saturating_sub(q.slice_start_ns);
         let mut charged = q.service + std::mem::take(&mut q.injected_service);
         if !q.sync && q.wr_coeff == 1 {
             charged *= ASYNC_CHARGE_FACTOR;
         }
+        // bfq_bfqq_is_slow: a seeky sync queue is slow; over a turn of more than 20 ms, so is one that got less
+        // than half the largest budget. A turn under 1 ms counts as one of slice_idle (rotational) or 2 ms.
+        let slow = q.sync && if elapsed_ns > 20 * NS_PER_MS { q.service < max_budget / 2 } else { q.seeky() };
+        let charged_ns = if elapsed_ns < NS_PER_MS { shortest_turn_ns } else { elapsed_ns };
         let budget_left = q.entity_budget.saturating_sub(q.service);
-        if q.wr_coeff == 1 && (q.seeky() || (reason == Expiry::BudgetTimeout && budget_left >= q.entity_budget / 3)) {
-            let by_time = (max_budget as u128 * elapsed_ns.min(timeout_ns) as u128 / timeout_ns as u128) as u64;
+        let timed_out_early = reason == Expiry::BudgetTimeout && budget_left >= q.entity_budget / 3;
+        if q.sync && q.wr_coeff == 1 && (slow || timed_out_early) {
+            // bfq_bfqq_charge_time: the share of the largest budget the turn's time is worth.
+            let by_time = (max_budget as u128 * charged_ns.min(timeout_ns) as u128 / timeout_ns as u128) as u64;
             charged = charged.max(by_time);
         }
-        // The peak rate, from turns of sequential queues long enough to measure.
-        let measured = (!q.seeky() && elapsed_ns >= 20 * NS_PER_MS && q.service > 0)
-            .then(|| (q.service as u128 * NS_PER_S as u128 / elapsed_ns as u128) as u64);
-        // Feedback adapts the budgets of unraised sync queues only (BFQ's __bfq_bfqq_recalc_budget). A raised
-        // queue keeps its budget, where BFQ gives it 2 x min_budget: a departure, listed under Differences.
-        if q.sync && q.wr_coeff == 1 {
-            q.max_budget = match reason {
-                Expiry::TooIdle if q.dispatched > 0 => (q.max_budget * 2).min(max_budget),
-                Expiry::TooIdle if q.max_budget > 5 * min_budget => q.max_budget - 4 * min_budget,
-                Expiry::TooIdle => min_budget,
-                Expiry::BudgetTimeout => (q.max_budget * 2).min(max_budget),
-                Expiry::BudgetExhausted => (q.max_budget * 4).min(max_budget),
-                Expiry::NoMoreRequests => q.service.max(min_budget),
-                Expiry::Preempted => q.max_budget,
-            };
-        } else if !q.sync {
-            q.max_budget = max_budget;
+        // __bfq_bfqq_recalc_budget: feedback for unraised sync queues; a raised sync queue gets a small constant
+        // budget (2 x min_budget), for latency; async queues the largest. Then all are capped by the largest
+        // once enough budgets have been assigned (a preempted unraised queue is left as it was).
+        let adapted = if q.sync && q.wr_coeff == 1 {
+            match reason {
+                Expiry::TooIdle if q.dispatched > 0 => Some((q.max_budget * 2).min(max_budget)),
+                Expiry::TooIdle if q.max_budget > 5 * min_budget => Some(q.max_budget - 4 * min_budget),
+                Expiry::TooIdle => Some(min_budget),
+                Expiry::BudgetTimeout => Some((q.max_budget * 2).min(max_budget)),
+                Expiry::BudgetExhausted => Some((q.max_budget * 4).min(max_budget)),
+                Expiry::NoMoreRequests => Some(q.service.max(min_budget)),
+                Expiry::Preempted => None,
+            }
+        } else if q.sync {
+            Some(2 * min_budget)
+        } else {
+            Some(max_budget)
+        };
+        if let Some(budget) = adapted {
+            q.max_budget = if cap_to_max { budget.min(max_budget) } else { budget };
         }
         let class = q.class_index();
         q.finish_v = q.start_v + ((charged as u128) << SERVICE_SHIFT) / q.entity_weight.max(1) as u128;
@@ -724,14 +791,6 @@ impl Bfq {
                 q.soft_rt_update = true;
             }
         }
-        if let Some(rate) = measured {
-            self.peak_rate_sectors_per_s = if rate > self.peak_rate_sectors_per_s {
-                rate
-            } else {
-                (63 * self.peak_rate_sectors_per_s + rate) / 64
-            };
-        }
-        self.budgets_assigned = (self.budgets_assigned + 1).min(BUDGETS_BEFORE_AUTO);
         if class == IoClass::Idle as usize {
             self.last_idle_class_service_ns = now_ns;
         }
@@ -771,11 +830,18 @@ impl Bfq {
     /// Take `key`'s request `k` out for the device, charging `key` (in service, or injected).
     fn take(&mut self, now_ns: u64, key: u64, k: (u64, u64), injected: bool) -> Request {
         let injected_in_flight = self.injected_ids.len();
+        let in_flight = self.in_flight;
         let q = self.queues.get_mut(&key).expect("exists");
         let req = q.requests.remove(&k);
+        let s = sectors(&req);
+        if let Some(p) = self.peak_rate.as_mut() {
+            if p.dispatched(now_ns, req.offset_bytes / SECTOR_BYTES, s, in_flight) {
+                self.peak_rate_moved();
+            }
+        }
+        let q = self.queues.get_mut(&key).expect("exists");
         q.head_bytes = req.end_bytes();
         q.dispatched += 1;
-        let s = sectors(&req);
         q.service_from_backlogged += s;
         if q.wr_coeff > 1 {
             q.wr_service += s;
@@ -886,7 +952,10 @@ impl Policy for Bfq {
         let deadline_ns = self.order.deadline_ns(now_ns, req.sync);
         let q = self.queues.get_mut(&key).expect("just made");
         let distance_sectors = req.offset_bytes.abs_diff(q.last_end_bytes) / SECTOR_BYTES;
-        q.seek_history = (q.seek_history << 1) | u32::from(distance_sectors > SEEK_THRESHOLD_SECTORS);
+        // BFQ_RQ_SEEKY: on flash, a request of 64 sectors or more is not seeky however far it lands.
+        let large_on_flash = !self.rotational && sectors(&req) >= 64;
+        q.seek_history =
+            (q.seek_history << 1) | u32::from(distance_sectors > SEEK_THRESHOLD_SECTORS && !large_on_flash);
         q.last_end_bytes = req.end_bytes();
         q.last_active_ns = now_ns;
         q.level = req.level;
@@ -899,6 +968,7 @@ impl Policy for Bfq {
             if self.in_service == Some(key) {
                 // The queue in service got its next request while idling: it goes on.
                 self.idle_until_ns = None;
+                self.idle_started_ns = None;
             } else {
                 self.on_becoming_busy(key, now_ns);
             }
@@ -909,6 +979,17 @@ impl Policy for Bfq {
         self.rotational = ctx.rotational;
         self.device_depth = ctx.device_depth;
         self.in_flight = ctx.in_flight;
+        if self.peak_rate.is_none() {
+            // The first dispatch says what the device is: BFQ's starting estimate for it, and the duration of
+            // the raising of queues that became busy before it.
+            self.peak_rate = Some(PeakRate::new(ctx.rotational));
+            let duration = self.wr_duration_ns();
+            for q in self.queues.values_mut() {
+                if q.wr_coeff == WR_COEFF_INTERACTIVE && q.wr_duration_ns.is_none() {
+                    q.wr_duration_ns = duration;
+                }
+            }
+        }
         // At most two rounds: a turn that ends (timeout, budget, ran dry) and the next queue's, which starts with
         // a fresh budget and timeout and so dispatches, or idles, or there is no queue.
         for _ in 0..2 {
@@ -919,6 +1000,7 @@ impl Policy for Bfq {
                 q.service = 0;
                 q.fifo_checked = false;
                 q.slice_start_ns = now_ns;
+                self.budgets_assigned = (self.budgets_assigned * 7 + 256) / 8;
                 let coeff = if q.wr_coeff == WR_COEFF_INTERACTIVE { WR_COEFF_INTERACTIVE } else { 1 };
                 q.budget_timeout_ns = now_ns + timeout * coeff;
                 self.in_service = Some(key);
@@ -946,6 +1028,7 @@ impl Policy for Bfq {
                     continue;
                 }
                 self.idle_until_ns = None;
+                self.idle_started_ns = None;
                 self.update_raising(key, now_ns);
                 return Dispatch::Request(self.take(now_ns, key, k, false));
             }
@@ -962,6 +1045,7 @@ impl Policy for Bfq {
             }
             let until = *self.idle_until_ns.get_or_insert_with(|| {
                 self.idle_waits += 1;
+                self.idle_started_ns = Some(now_ns);
                 now_ns + idle_ns
             });
             if now_ns >= until {
@@ -978,6 +1062,9 @@ impl Policy for Bfq {
     }
 
     fn complete(&mut self, now_ns: u64, req: &Request) {
+        if self.peak_rate.as_mut().is_some_and(|p| p.completed(now_ns)) {
+            self.peak_rate_moved();
+        }
         if let Some(i) = self.injected_ids.iter().position(|id| *id == req.id.0) {
             self.injected_ids.swap_remove(i);
         }
@@ -1038,6 +1125,7 @@ impl Policy for Bfq {
         }
         self.in_service = None;
         self.idle_until_ns = None;
+        self.idle_started_ns = None;
         self.queued = 0;
         self.injected_ids.clear();
         in_arrival_order(held)
@@ -1126,7 +1214,8 @@ impl Policy for Bfq {
             ("injected", c(self.injected)),
             ("raised_interactive", c(self.raised_interactive)),
             ("raised_soft_rt", c(self.raised_soft_rt)),
-            ("peak_rate_sectors_per_s", c(self.peak_rate_sectors_per_s)),
+            ("peak_rate_sectors_per_s", c(self.peak_rate.as_ref().map_or(0, PeakRate::sectors_per_s))),
+            ("peak_rate_updates", c(self.peak_rate.as_ref().map_or(0, PeakRate::updates))),
             ("max_budget_sectors", c(self.max_budget())),
         ]
     }
@@ -1242,21 +1331,26 @@ mod tests {
 
     #[test]
     fn interactive_raising_ends_after_its_duration() {
-        // A flow of 64 KiB reads every 10 ms: too fast to be soft real-time, too little to reach 120,000
-        // sectors in 7 s, so it is raised (x30) from its first request for wr_duration (7 s), then not.
+        // A flow of 32 KiB reads every 10 ms: too fast to be soft real-time, too little to reach 120,000
+        // sectors, so it is raised (x30) from its first request for wr_duration, then not. On a rotational
+        // device, before any peak-rate update (these reads, 9 ms apart, are not back to back, so they update
+        // nothing), bfq_wr_duration is 7 s x the reference rate / the starting estimate (2/3 of it): 10.5 s.
         let mut p = Bfq::new();
         let mut raised_at = Vec::new();
-        for i in 0..900u64 {
+        for i in 0..1200u64 {
             let now = i * 10 * NS_PER_MS;
-            p.enqueue(now, read(i, 1, i * 65536, 65536, now));
+            p.enqueue(now, read(i, 1, i * 32768, 32768, now));
             let Dispatch::Request(mut r) = p.dispatch(now, &CTX) else { panic!("one flow, one request") };
             raised_at.push((now, stat(&p, "weight_raised_busy") == 1 || p.queues[&sync_key(1)].wr_coeff > 1));
             r.dispatched_ns = now;
             r.completed_ns = now + NS_PER_MS;
             p.complete(r.completed_ns, &r);
         }
+        let duration = p.wr_duration_ns().expect("dispatched");
+        assert!(duration.abs_diff(10_500 * NS_PER_MS) < NS_PER_MS, "{duration} ns");
+        assert_eq!(stat(&p, "peak_rate_updates"), 0);
         for (now, raised) in raised_at {
-            assert_eq!(raised, now < 7 * NS_PER_S, "at {} ms", now / NS_PER_MS);
+            assert_eq!(raised, now < duration, "at {} ms", now / NS_PER_MS);
         }
         assert_eq!(stat(&p, "raised_interactive"), 1);
         assert_eq!(stat(&p, "raised_soft_rt"), 0);
@@ -1278,18 +1372,20 @@ mod tests {
         assert_eq!(stat(&p, "raised_interactive"), 1);
     }
 
-    /// Flow 1 (sequential, or seeky) runs dry in service while flow 2 waits; what does bfq do next?
+    /// Flow 1 (sequential, or seeky: 24 requests 16 MiB apart, so more than 19 of its last 32 seeked) runs dry
+    /// in service while flow 2 waits; what does bfq do next?
     fn after_flow_1_runs_dry(settings: &[(&str, &str)], seeky: bool) -> (Bfq, Dispatch) {
         let mut p = Bfq::new();
         for (k, v) in settings {
             p.set_tunable(k, v).unwrap();
         }
-        for i in 0..8u64 {
+        let requests = if seeky { 24 } else { 8 };
+        for i in 0..requests {
             let offset = if seeky { i * (1 << 24) } else { i * 4096 };
             p.enqueue(0, read(i, 1, offset, 4096, 0));
         }
         p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
-        for _ in 0..8 {
+        for _ in 0..requests {
             let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("flow 1 has requests") };
             assert_eq!(r.flow.0, 1);
             r.dispatched_ns = 0;
@@ -1333,6 +1429,36 @@ mod tests {
         assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
         assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (1, 0));
         assert_eq!(p.idle_until_ns, Some(1 + 8 * NS_PER_MS));
+    }
+
+    #[test]
+    fn a_sequential_queue_is_not_idled_on_for_throughput_while_raised_queues_are_busy() {
+        // Both flows are new, so raised (low_latency): equal raised weights, nobody unraised to compete with, so
+        // neither throughput (idling_boosts_thr_without_issues needs wr_busy_queues == 0) nor guarantees call for
+        // idling: flow 1's turn ends when it runs dry and flow 2 goes, not injected but in its own turn.
+        let (p, next) = after_flow_1_runs_dry(&[], false);
+        assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
+        assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (0, 1));
+        // Unraised, the same sequential queue is idled on (a_sequential_queue_is_idled_on_... above).
+    }
+
+    #[test]
+    fn a_queue_alone_is_idled_on_even_when_seeky() {
+        // idling_needed_for_service_guarantees: tot_busy_queues == 1. A seeky flow alone, no raising: it is
+        // waited for (2 ms, the seeky queue's wait in a symmetric scenario) rather than its turn ending.
+        let mut p = Bfq::new();
+        p.set_tunable("low_latency", "0").unwrap();
+        for i in 0..24u64 {
+            p.enqueue(0, read(i, 1, i * (1 << 24), 4096, 0));
+        }
+        for _ in 0..24 {
+            let Dispatch::Request(mut r) = p.dispatch(0, &CTX) else { panic!("flow 1 has requests") };
+            r.dispatched_ns = 0;
+            r.completed_ns = 1;
+            p.complete(1, &r);
+        }
+        assert!(p.queues[&sync_key(1)].seeky());
+        assert_eq!(p.dispatch(1, &CTX), Dispatch::WaitUntil(1 + 2 * NS_PER_MS));
     }
 
     #[test]
@@ -1416,7 +1542,7 @@ mod tests {
     }
 
     #[test]
-    fn a_raised_queue_keeps_its_budget_and_an_unraised_one_adapts() {
+    fn a_raised_queue_gets_twice_the_minimum_budget_and_an_unraised_one_adapts() {
         // Flow 1 dispatches one request, which completes, and sends no more: its turn ends too idle.
         let budget_after_too_idle = |low_latency: &str| {
             let mut p = Bfq::new();
@@ -1432,7 +1558,11 @@ mod tests {
             p.queues[&sync_key(1)].max_budget
         };
         let initial = DEFAULT_MAX_BUDGET_SECTORS * 2 / 3;
-        assert_eq!(budget_after_too_idle("1"), initial, "raised: no feedback");
+        assert_eq!(
+            budget_after_too_idle("1"),
+            2 * (DEFAULT_MAX_BUDGET_SECTORS / 32),
+            "raised: 2 x min_budget (__bfq_bfqq_recalc_budget)"
+        );
         assert_eq!(
             budget_after_too_idle("0"),
             initial - 4 * (DEFAULT_MAX_BUDGET_SECTORS / 32),

@@ -11,5 +11,6 @@ pub mod flow_map;
 pub mod flow_queue;
 pub mod kyber;
 pub mod noop;
+pub mod peak_rate;
 pub mod rr;
 pub mod sorted_fifo;
