@@ -344,6 +344,9 @@ fn figure_lines(out: &mut String, exp: &Experiment, all: &[Verdict], case: &str)
             verdict_word(v)
         );
         wrapped(out, &line, "  ", "    ");
+        if let (Some(false), Some(why)) = (v.holds, &v.figure.why) {
+            wrapped(out, &format!("why: {why}"), "    ", "      ");
+        }
     }
 }
 

@@ -475,11 +475,11 @@ tr.fails td:last-child {{ color: #b42318; font-weight: bold; }}
         let _ = write!(page, "<h2>Case {}</h2>", escape(&case.entry.name));
         let case_verdicts: Vec<&Verdict> = all_verdicts.iter().filter(|v| v.case == case.entry.name).collect();
         if !case_verdicts.is_empty() {
-            page.push_str("<table class=\"verdicts\"><tr><th>the seed says</th><th>iosched</th><th>the seed's range</th><th>verdict</th></tr>");
+            page.push_str("<table class=\"verdicts\"><tr><th>the seed says</th><th>iosched</th><th>the seed's range</th><th>verdict</th><th>why, where known</th></tr>");
             for v in &case_verdicts {
                 let _ = write!(
                     page,
-                    r#"<tr class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+                    r#"<tr class="{}"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
                     match v.holds {
                         Some(true) => "holds",
                         Some(false) => "fails",
@@ -488,7 +488,8 @@ tr.fails td:last-child {{ color: #b42318; font-weight: bold; }}
                     escape(&v.figure.says),
                     escape(&verdict_figure(exp, v)),
                     escape(&verdict_range(v)),
-                    verdict_word(v)
+                    verdict_word(v),
+                    escape(v.figure.why.as_deref().filter(|_| v.holds == Some(false)).unwrap_or(""))
                 );
             }
             page.push_str("</table>");

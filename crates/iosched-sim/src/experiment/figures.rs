@@ -11,6 +11,8 @@
 //! low = 25.5                     # holds when low <= figure <= high (either may be left out)
 //! high = 34.5
 //! # relative_to = "cfq"          # then the figure is policy's / relative_to's, in the same case
+//! # why = "..."                  # why iosched's figure is where it is, when that is known (with its evidence):
+//! #                              # shown under a figure that does not hold
 //! ```
 //!
 //! A seed gives a point ("30 MB/s") or a range ("5-14x faster"); the file turns a point into a range and says
@@ -34,6 +36,9 @@ pub struct SeedFigure {
     pub low: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub high: Option<f64>,
+    /// Why iosched's figure differs from the seed's, where that has been found (a finding, with its evidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
 }
 
 /// The names of the figures a measure reports, and the unit each is shown in.
