@@ -24,34 +24,32 @@
 //!   for latency); async queues get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been
 //!   assigned (a count decaying toward 256 at each turn, (7n + 256) / 8, so after 11 turns; 16384 sectors
 //!   before); min_budget = max_budget / 32. The peak rate is BFQ's per-dispatch estimate (policies/peak_rate.rs).
-//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational
-//!   device, or any queue on a rotational device without command queueing, while no raised queue is busy) or
-//!   is needed for service guarantees (weights differ among active queues, those busy or with requests in
-//!   flight; or a weight-raised queue competes with unraised ones or with 4 more requests in flight than its
-//!   own; or the queue is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32 requests
-//!   landed over 800 sectors from the one before) when the scenario is symmetric, and at least 20 ms for a
-//!   weight-raised queue (bfq_arm_slice_timer). strict_guarantees=1 idles for every sync queue, never shorter
-//!   than slice_idle, and turns injection off.
-//! - low_latency: a sync queue that becomes busy for the first time or after 2 s idle is interactive: weight
-//!   x30 for wr_duration (bfq_wr_duration: 7 s on BFQ's reference rotational device of 213,623 sectors/s, or
-//!   2.5 s at 503,540 on flash, scaled inversely with the estimated peak rate, clamped to 3-25 s; ended early
-//!   after 120,000 sectors). New sequential readers are raised too, with short turns and no idling among
-//!   themselves: a transient that benchmarks of BFQ wait out (the S suite's transitory_duration). A sync queue
-//!   that becomes busy again no sooner
-//!   than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
-//!   slice_idle + 4 ms after its last request completed) is soft real-time:
-//!   weight x3000 for 300 ms. 8 queues created within 180 ms of each other form a large burst and are not
-//!   raised. Only queues of the default weight (40, best effort at level 4's, however it was set) are raised,
-//!   as in bfq-iosched.c (new_weight == 40): another weight is taken to be controlled explicitly. A newly busy
-//!   raised queue, or one of a higher class, preempts an unraised queue in service (unless preempt=0).
+//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational device, or
+//!   any queue on a rotational device without command queueing, while no raised queue is busy) or is needed for
+//!   service guarantees (weights differ among active queues, those busy or with requests in flight; or a
+//!   weight-raised queue competes with unraised ones or with 4 more requests in flight than its own; or the queue
+//!   is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32
+//!   requests landed over 800 sectors from the one before) when the scenario is symmetric, and at least 20 ms for a
+//!   weight-raised queue (bfq_arm_slice_timer). strict_guarantees=1 idles for every sync queue, never shorter than
+//!   slice_idle, and turns injection off.
+//! - low_latency: a sync queue that becomes busy for the first time or after 2 s idle is interactive: weight x30
+//!   for wr_duration (bfq_wr_duration: 7 s on BFQ's reference rotational device of 213,623 sectors/s, or 2.5 s at
+//!   503,540 on flash, scaled inversely with the estimated peak rate, clamped to 3-25 s; ended early after 120,000
+//!   sectors). New sequential readers are raised too, with short turns and no idling among themselves: a transient
+//!   that benchmarks of BFQ wait out (the S suite's transitory_duration). A sync queue that becomes busy again no
+//!   sooner than its soft real-time next start (its last busy period's service at 7000 sectors/s, and at least
+//!   slice_idle + 4 ms after its last request completed) is soft real-time: weight x3000 for 300 ms. 8 queues
+//!   created within 180 ms of each other form a large burst and are not raised. Only queues of the default weight
+//!   (40, best effort at level 4's, however it was set) are raised, as in bfq-iosched.c (new_weight == 40): another
+//!   weight is taken to be controlled explicitly. A newly busy raised queue, or one of a higher class, preempts an
+//!   unraised queue in service (unless preempt=0).
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues' while a raised queue is in service; the first in B-WF2Q+
-//!   order, class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
-//!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver);
-//!   the limit grows while the queue in service's requests complete within 1.5x
-//!   the service time they had without injection and shrinks otherwise. It
-//!   starts at 0 and probes with 1 once the queue's service time without injection is known; after a probe
-//!   that hurt, the next waits 1 s, doubling up to 64 s.
+//!   requests are dispatched (only raised queues' while a raised queue is in service; the first in B-WF2Q+ order,
+//!   class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
+//!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver); the
+//!   limit grows while the queue in service's requests complete within 1.5x the service time they had without
+//!   injection and shrinks otherwise. It starts at 0 and probes with 1 once the queue's service time without
+//!   injection is known; after a probe that hurt, the next waits 1 s, doubling up to 64 s.
 //! - Within a queue (policies/flow_queue.rs): at a turn's first choice the FIFO head if it is older than
 //!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
 //!   back_seek_penalty.
