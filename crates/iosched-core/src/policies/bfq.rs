@@ -149,7 +149,6 @@ const ASYNC_CHARGE_FACTOR: u64 = 3;
 const MIN_THINK_NS: u64 = 2 * NS_PER_MS;
 /// The shortest wait for a weight-raised queue (bfq_arm_slice_timer).
 const WR_MIN_IDLE_SLICE_NS: u64 = 20 * NS_PER_MS;
-const SEEK_THRESHOLD_SECTORS: u64 = 800;
 /// BFQQ_SEEKY: a queue is seeky when more than 19 of its last 32 requests were.
 const SEEKY_REQUESTS: u32 = 19;
 const IDLE_CLASS_TIMEOUT_NS: u64 = 200 * NS_PER_MS;
@@ -356,8 +355,6 @@ pub struct Bfq {
     /// The device's peak rate, estimated from dispatches; made at the first dispatch, when the policy learns
     /// whether the device is rotational.
     peak_rate: Option<PeakRate>,
-    /// BFQ's bfqd->bfq_max_budget: peak rate x timeout_sync, recomputed when the estimate moves.
-    max_budget_from_rate: u64,
     /// Decays toward 256 at each turn: (7 x n + 256) / 8, as BFQ's budgets_assigned.
     budgets_assigned: u64,
     last_creation_ns: Option<u64>,
@@ -408,7 +405,6 @@ impl Bfq {
             device_depth: 1,
             in_flight: 0,
             peak_rate: None,
-            max_budget_from_rate: DEFAULT_MAX_BUDGET_SECTORS,
             budgets_assigned: 0,
             last_creation_ns: None,
             burst: Vec::new(),
@@ -430,7 +426,7 @@ impl Bfq {
         } else if self.budgets_assigned < BUDGETS_BEFORE_AUTO {
             DEFAULT_MAX_BUDGET_SECTORS
         } else {
-            self.max_budget_from_rate
+            self.max_budget_from_rate()
         }
     }
 
@@ -439,15 +435,18 @@ impl Bfq {
         if self.max_budget_setting > 0 {
             self.max_budget_setting
         } else {
-            self.max_budget_from_rate
+            self.max_budget_from_rate()
         }
     }
 
-    /// update_thr_responsiveness_params: the peak rate moved, so does the largest budget.
-    fn peak_rate_moved(&mut self) {
-        if let Some(p) = &self.peak_rate {
-            self.max_budget_from_rate =
-                (p.sectors_per_s() as u128 * self.timeout_ns as u128 / NS_PER_S as u128).max(64) as u64;
+    /// bfq_calc_max_budget: peak rate x timeout_sync once the estimate has moved (the default before, as BFQ
+    /// sets bfq_max_budget only in update_thr_responsiveness_params). Follows timeout_sync when it is changed.
+    fn max_budget_from_rate(&self) -> u64 {
+        match &self.peak_rate {
+            Some(p) if p.updates() > 0 => {
+                (p.sectors_per_s() as u128 * self.timeout_ns as u128 / NS_PER_S as u128).max(64) as u64
+            }
+            _ => DEFAULT_MAX_BUDGET_SECTORS,
         }
     }
 
@@ -833,9 +832,7 @@ impl Bfq {
         let req = q.requests.remove(&k);
         let s = sectors(&req);
         if let Some(p) = self.peak_rate.as_mut() {
-            if p.dispatched(now_ns, req.offset_bytes / SECTOR_BYTES, s, in_flight) {
-                self.peak_rate_moved();
-            }
+            p.dispatched(now_ns, req.offset_bytes / SECTOR_BYTES, s, in_flight);
         }
         let q = self.queues.get_mut(&key).expect("exists");
         q.head_bytes = req.end_bytes();
@@ -949,11 +946,13 @@ impl Policy for Bfq {
         self.queued += 1;
         let deadline_ns = self.order.deadline_ns(now_ns, req.sync);
         let q = self.queues.get_mut(&key).expect("just made");
-        let distance_sectors = req.offset_bytes.abs_diff(q.last_end_bytes) / SECTOR_BYTES;
-        // BFQ_RQ_SEEKY: on flash, a request of 64 sectors or more is not seeky however far it lands.
-        let large_on_flash = !self.rotational && sectors(&req) >= 64;
-        q.seek_history =
-            (q.seek_history << 1) | u32::from(distance_sectors > SEEK_THRESHOLD_SECTORS && !large_on_flash);
+        let seeky = peak_rate::request_seeky(
+            q.last_end_bytes / SECTOR_BYTES,
+            req.offset_bytes / SECTOR_BYTES,
+            sectors(&req),
+            self.rotational,
+        );
+        q.seek_history = (q.seek_history << 1) | u32::from(seeky);
         q.last_end_bytes = req.end_bytes();
         q.last_active_ns = now_ns;
         q.level = req.level;
@@ -1060,8 +1059,8 @@ impl Policy for Bfq {
     }
 
     fn complete(&mut self, now_ns: u64, req: &Request) {
-        if self.peak_rate.as_mut().is_some_and(|p| p.completed(now_ns)) {
-            self.peak_rate_moved();
+        if let Some(p) = self.peak_rate.as_mut() {
+            p.completed(now_ns);
         }
         if let Some(i) = self.injected_ids.iter().position(|id| *id == req.id.0) {
             self.injected_ids.swap_remove(i);

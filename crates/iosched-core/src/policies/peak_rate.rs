@@ -33,6 +33,13 @@ const SEEK_THRESHOLD_SECTORS: u64 = 800;
 const NON_ROTATIONAL_LARGE_SECTORS: u64 = 64;
 const MAX_RATE_SECTORS_PER_S: u64 = 20_000_000;
 
+/// BFQ_RQ_SEEKY: a request landing more than 800 sectors from where the last one ended, unless, on a
+/// non-rotational device, it is of 64 sectors or more. bfq's per-queue seek history uses it too.
+pub fn request_seeky(last_end_sector: u64, start_sector: u64, sectors: u64, rotational: bool) -> bool {
+    start_sector.abs_diff(last_end_sector) > SEEK_THRESHOLD_SECTORS
+        && (rotational || sectors < NON_ROTATIONAL_LARGE_SECTORS)
+}
+
 pub struct PeakRate {
     rotational: bool,
     sectors_per_s: u64,
@@ -83,15 +90,13 @@ impl PeakRate {
         self.updates
     }
 
-    /// A request of `sectors` from `start_sector` goes to the device, `in_flight` others being there. Returns
-    /// whether the estimate moved.
-    pub fn dispatched(&mut self, now_ns: u64, start_sector: u64, sectors: u64, in_flight: u32) -> bool {
-        let mut moved = false;
+    /// A request of `sectors` from `start_sector` goes to the device, `in_flight` others being there.
+    pub fn dispatched(&mut self, now_ns: u64, start_sector: u64, sectors: u64, in_flight: u32) {
         if self.samples == 0 {
             self.start_interval(now_ns, sectors);
         } else if now_ns.saturating_sub(self.last_dispatch_ns) > DEVICE_IDLE_NS && in_flight == 0 {
             // The device was idle for long: the interval ended at the last dispatch or completion.
-            moved = self.close_interval(Some((now_ns, sectors)));
+            self.close_interval(Some((now_ns, sectors)));
         } else {
             self.samples += 1;
             let back_to_back = in_flight > 0 || now_ns.saturating_sub(self.last_completion_ns) < MIN_THINK_NS;
@@ -103,28 +108,26 @@ impl PeakRate {
                 if self.samples % 32 != 0 { self.recent_max_sectors.max(sectors) } else { sectors };
             self.delta_from_first_ns = now_ns.saturating_sub(self.first_dispatch_ns);
             if self.delta_from_first_ns >= REFERENCE_INTERVAL_NS {
-                moved = self.close_interval(Some((now_ns, sectors)));
+                self.close_interval(Some((now_ns, sectors)));
             }
         }
         self.last_end_sector = start_sector + sectors;
         self.last_dispatch_ns = now_ns;
-        moved
     }
 
     /// A request completed. A completion so late that the largest recent request was served at under 1/1024
-    /// sector per microsecond closes the interval (the device was idle, not slow). Returns whether the estimate
-    /// moved.
-    pub fn completed(&mut self, now_ns: u64) -> bool {
+    /// sector per microsecond closes the interval (the device was idle, not slow).
+    pub fn completed(&mut self, now_ns: u64) {
         let since_last_us = now_ns.saturating_sub(self.last_completion_ns) / 1000;
         let late = since_last_us > MIN_THINK_NS / 1000 && (self.recent_max_sectors << 10) < since_last_us;
-        let moved = late && self.close_interval(None);
+        if late {
+            self.close_interval(None);
+        }
         self.last_completion_ns = now_ns;
-        moved
     }
 
     fn seeky(&self, start_sector: u64, sectors: u64) -> bool {
-        start_sector.abs_diff(self.last_end_sector) > SEEK_THRESHOLD_SECTORS
-            && (self.rotational || sectors < NON_ROTATIONAL_LARGE_SECTORS)
+        request_seeky(self.last_end_sector, start_sector, sectors, self.rotational)
     }
 
     fn start_interval(&mut self, now_ns: u64, sectors: u64) {
@@ -138,32 +141,30 @@ impl PeakRate {
 
     /// bfq_update_rate_reset: take the interval's rate into the estimate if it qualifies, then start a new
     /// interval with `next` (a dispatch at a time, of sectors), or none.
-    fn close_interval(&mut self, next: Option<(u64, u64)>) -> bool {
-        let moved = self.take_rate();
+    fn close_interval(&mut self, next: Option<(u64, u64)>) {
+        self.take_rate();
         match next {
             Some((now_ns, sectors)) => self.start_interval(now_ns, sectors),
             None => self.samples = 0,
         }
-        moved
     }
 
-    fn take_rate(&mut self) -> bool {
+    fn take_rate(&mut self) {
         if self.samples < MIN_SAMPLES || self.delta_from_first_ns < MIN_INTERVAL_NS {
-            return false;
+            return;
         }
         let delta_ns = self.delta_from_first_ns.max(self.last_completion_ns.saturating_sub(self.first_dispatch_ns));
         self.delta_from_first_ns = delta_ns;
         let rate = (self.sectors as u128 * NS_PER_S as u128 / delta_ns as u128) as u64;
         let mostly_sequential = self.sequential_samples >= 3 * self.samples / 4;
         if (!mostly_sequential && rate <= self.sectors_per_s) || rate > MAX_RATE_SECTORS_PER_S {
-            return false;
+            return;
         }
         let weight = 9 * self.sequential_samples as u64 / self.samples as u64;
         let weight = (weight * delta_ns / REFERENCE_INTERVAL_NS).min(8);
         let divisor = 10 - weight;
         self.sectors_per_s = (self.sectors_per_s * (divisor - 1) / divisor + rate / divisor).max(1);
         self.updates += 1;
-        true
     }
 }
 
@@ -171,8 +172,8 @@ impl PeakRate {
 mod tests {
     use super::*;
 
-    /// Back-to-back dispatches of `sectors` every `gap_ns` from `start_sector` on (`stride` apart), each
-    /// completing just before the next: `seconds` of them.
+    /// `count` back-to-back dispatches of `sectors` every `gap_ns` from `from_ns`, `stride` sectors apart, each
+    /// completing just before the next; returns when the last gap ends.
     fn stream(p: &mut PeakRate, from_ns: u64, gap_ns: u64, sectors: u64, stride: u64, count: u64) -> u64 {
         let mut now = from_ns;
         for i in 0..count {
