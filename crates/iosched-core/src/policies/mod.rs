@@ -14,3 +14,4 @@ pub mod noop;
 pub mod peak_rate;
 pub mod rr;
 pub mod sorted_fifo;
+pub mod wf2q;

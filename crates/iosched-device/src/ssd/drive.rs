@@ -22,6 +22,8 @@
 //!   So reads wait behind at most the operation in progress on their die, and programs wait behind cleaning:
 //!   the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
+//!
+//! This file has the host side (commands, link, buffer, mapping waits, trims); the dies are in [`dies`].
 
 use super::event_queue::{EventQueue, Packed};
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
@@ -33,6 +35,8 @@ use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_core::units;
 use std::collections::VecDeque;
+
+mod dies;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
@@ -593,30 +597,6 @@ impl Ssd {
         }
     }
 
-    /// With planes: the plane `lpn` lives on, and the page of its block the next write there takes (which
-    /// then moves on).
-    fn advance_plane_frontier(&mut self, lpn: u64) -> (u16, u32) {
-        if self.p.plane_groups == 0 {
-            return (0, 0);
-        }
-        let die = self.ftl.die_of_lpn(lpn) as u64;
-        let planes = (self.p.plane_groups * self.p.program_pages) as u64;
-        let plane = ((lpn / self.p.dies() as u64) % planes) as u16;
-        let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
-        let page = *frontier;
-        *frontier = (*frontier + 1) % self.p.pages_per_block;
-        (plane, page)
-    }
-
-    /// A buffered page ready for its die: queue its program (with planes, at its plane's write frontier).
-    fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
-        let die = self.ftl.die_of_lpn(pp.lpn);
-        (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn);
-        self.cache_entry(now_ns, pp.lpn, true);
-        self.dies[die as usize].programs.push_back(pp);
-        self.kick(now_ns, die);
-    }
-
     fn trim_cost_ns(&self, c: &Command) -> u64 {
         self.p.trim_ns + (c.bytes as u128 * self.p.trim_ns_per_mib as u128 / units::MIB as u128) as u64
     }
@@ -696,167 +676,6 @@ impl Ssd {
             }
             _ => unreachable!("only reads and writes use the link"),
         }
-    }
-
-    /// Start the die's next operation if it is idle.
-    fn kick(&mut self, now_ns: u64, die: u32) {
-        let d = &self.dies[die as usize];
-        if d.op != DieOp::Idle {
-            return;
-        }
-        let p = &self.p;
-        let ch = self.channel_of(die);
-        // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
-        // so a channel idle while dies sense serves whoever needs it meanwhile.
-        let read = if let Some(&translation_page) = d.mapping_reads.front() {
-            self.stats.mapping_reads += 1;
-            Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
-        } else if let Some(&(slot, _, bytes)) = d.urgent_reads.front().or(d.reads.front()) {
-            self.stats.flash_page_reads += 1;
-            Some((DieOp::Read { slot }, bytes as u64))
-        } else {
-            None
-        };
-        if let Some((op, bytes)) = read {
-            let d = &mut self.dies[die as usize];
-            d.op = op;
-            d.op_started_ns = now_ns;
-            d.op_end_ns = now_ns + p.read_ns;
-            d.sensed_bytes = bytes;
-            let at = d.op_end_ns;
-            self.schedule(at, Event::Sensed(die));
-            return;
-        }
-        let d = &self.dies[die as usize];
-        let (op, end_ns) = if !d.gc_copies.is_empty() {
-            let k = d.gc_copies.len().min(p.program_pages as usize);
-            self.dies[die as usize].gc_copies.drain(..k);
-            (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
-        } else if d.gc_erase_pending {
-            self.dies[die as usize].gc_erase_pending = false;
-            (DieOp::Erase, now_ns + p.erase_ns)
-        } else if d.mapping_programs > 0 {
-            self.dies[die as usize].mapping_programs -= 1;
-            self.stats.mapping_programs += 1;
-            let start = now_ns.max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
-            (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
-        } else if !d.programs.is_empty() {
-            if self.ftl.needs_gc(die) {
-                // Clean one victim before programming more: its copies and erase come first.
-                if self.ftl.collect_into(die, &mut self.gc_work) {
-                    let d = &mut self.dies[die as usize];
-                    d.gc_copies.extend(self.gc_work.copies.iter().copied());
-                    d.gc_erase_pending = true;
-                    return self.kick(now_ns, die);
-                }
-            }
-            let d = &mut self.dies[die as usize];
-            let mut taken = std::mem::take(&mut d.programming);
-            taken.clear();
-            if p.plane_groups > 0 {
-                // The head's page, and pages of the same die's other planes at the same page of their blocks.
-                let head = d.programs.pop_front().expect("a program");
-                let group = head.plane as u32 / p.program_pages;
-                let mut planes_taken = 1u64 << head.plane;
-                taken.push(head);
-                let mut i = 0;
-                while i < d.programs.len() && taken.len() < p.program_pages as usize {
-                    let c = d.programs[i];
-                    if c.plane as u32 / p.program_pages == group
-                        && planes_taken & (1 << c.plane) == 0
-                        && c.page_in_block == head.page_in_block
-                    {
-                        planes_taken |= 1 << c.plane;
-                        taken.push(c);
-                        d.programs.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
-            } else {
-                let k = d.programs.len().min(p.program_pages as usize);
-                taken.extend(d.programs.drain(..k));
-            }
-            for pp in &taken {
-                self.ftl.write(pp.lpn);
-            }
-            self.stats.multi_page_programs += (taken.len() > 1) as u64;
-            // What the writes put in the pages goes over the channel (a whole page when it is unknown).
-            let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
-            self.dies[die as usize].programming = taken;
-            let start = now_ns.max(self.channel_free_ns[ch]);
-            self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
-            (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
-        } else {
-            return;
-        };
-        let d = &mut self.dies[die as usize];
-        d.op = op;
-        d.op_started_ns = now_ns;
-        d.op_end_ns = end_ns;
-        self.schedule(end_ns, Event::DieDone(die));
-    }
-
-    /// A read has sensed its page: move its data when the channel is free.
-    fn sensed(&mut self, now_ns: u64, die: u32) {
-        let ch = self.channel_of(die);
-        let bytes = self.dies[die as usize].sensed_bytes;
-        let start = now_ns.max(self.channel_free_ns[ch]);
-        self.channel_free_ns[ch] = start + units::transfer_ns(bytes, self.p.channel_bytes_per_s);
-        let end = self.channel_free_ns[ch];
-        self.dies[die as usize].op_end_ns = end;
-        self.schedule(end, Event::DieDone(die));
-    }
-
-    fn die_done(&mut self, now_ns: u64, die: u32) {
-        let d = &mut self.dies[die as usize];
-        let op = d.op;
-        d.busy_ns += now_ns - d.op_started_ns;
-        d.op = DieOp::Idle;
-        match op {
-            DieOp::Read { slot } => {
-                if d.urgent_reads.front().is_some_and(|r| r.0 == slot) {
-                    d.urgent_reads.pop_front();
-                } else {
-                    d.reads.pop_front();
-                }
-                self.read_page_done(now_ns, slot);
-            }
-            DieOp::MappingRead { translation_page } => {
-                d.mapping_reads.pop_front();
-                for waiter in self.mapping_waiters.remove(&translation_page).unwrap_or_default() {
-                    self.mapping_arrived(now_ns, waiter);
-                }
-            }
-            DieOp::MappingProgram => {}
-            DieOp::Program => {
-                let taken = std::mem::take(&mut d.programming);
-                for pp in &taken {
-                    match pp.slot {
-                        Some(slot) => {
-                            let c = self.slots[slot as usize].as_mut().expect("write in flight");
-                            c.outstanding -= 1;
-                            if c.outstanding == 0 {
-                                self.complete(slot);
-                            }
-                        }
-                        None => {
-                            match self.cache.as_mut() {
-                                Some(cache) => cache.written_back(pp.lpn, pp.bytes),
-                                None => self.buffer_used_bytes -= pp.bytes as u64,
-                            }
-                            self.unprogrammed_pages -= 1;
-                        }
-                    }
-                }
-                self.dies[die as usize].programming = taken;
-                self.buffer_drained(now_ns);
-            }
-            DieOp::GcCopy | DieOp::Erase => {}
-            DieOp::Idle => unreachable!("an idle die has no operation to end"),
-        }
-        self.kick(now_ns, die);
     }
 
     /// Admit writes waiting for buffer room; complete flushes once everything is on flash.
