@@ -72,10 +72,14 @@ impl MappingCache {
     /// this evicted a dirty entry.
     pub fn insert(&mut self, lpn: u64, dirty: bool) -> Option<u64> {
         let page = lpn / self.entries_per_page;
-        let dirty_mark = if dirty { *self.generation_of(page) + 1 } else { 0 };
-        if let Some(&mut mark) = self.entries.peek_mut(lpn) {
-            let keep = if dirty && !self.is_dirty(lpn, mark) { dirty_mark } else { mark };
-            *self.entries.get_mut(lpn).expect("present") = keep;
+        let generation = *self.generation_of(page);
+        let dirty_mark = if dirty { generation + 1 } else { 0 };
+        if let Some(mark) = self.entries.get_mut(lpn) {
+            // Cached: a write makes it dirty, unless it is already dirty in this generation of its page.
+            let already_dirty = *mark != 0 && *mark - 1 == generation;
+            if dirty && !already_dirty {
+                *mark = dirty_mark;
+            }
             return None;
         }
         let (evicted, mark) = self.entries.push_new(lpn, dirty_mark)?;

@@ -104,17 +104,15 @@ impl WriteCache {
     /// Take one page of a write (`bytes` of it) into the cache.
     pub fn admit(&mut self, now_ns: u64, lpn: u64, bytes: u32, page_bytes: u64) -> Admitted {
         let mut out = Admitted::default();
-        if self.slots.len() == self.slots.capacity() && !self.slots.contains(lpn) {
-            if let Some((old, slot)) = self.slots.pop_lru() {
+        if self.slots.get_mut(lpn).is_none() {
+            // A new slot, the least recent leaving for it when the cache is full.
+            if let Some((old, slot)) = self.slots.push_new(lpn, Slot::default()) {
                 if slot.dirty {
                     out.write_backs.push((old, page_bytes as u32));
                     out.eviction_read_bytes += page_bytes;
                     self.in_flight_sectors += page_bytes.div_ceil(SECTOR_BYTES);
                 }
             }
-        }
-        if self.slots.get_mut(lpn).is_none() {
-            self.slots.push_new(lpn, Slot::default());
         }
         let slot = self.slots.peek_mut(lpn).expect("just inserted");
         if self.recent.insert(lpn) {
