@@ -1124,3 +1124,30 @@ fn section_runs_only_the_named_jobs_and_environment_variables_fill_values() {
     }
     assert_bad_input(&["sweep", p, "--section", "nope"], "no job section named nope (--section)");
 }
+
+/// bfq's peak-rate estimate (bfq_update_peak_rate), as a user sees it in `iosched sim --json`'s policy stats:
+/// a sequential reader at depth 4 brings it from BFQ's starting guess to the device's rate.
+#[test]
+fn bfq_estimates_the_peak_rate_of_the_device_it_runs_on() {
+    let job = job_file(
+        "peak.fio",
+        "[r]\nrw=read\nbs=128k\nioengine=libaio\niodepth=4\ndirect=1\nsize=50%\nruntime=5\ntime_based\n",
+    );
+    // (device, its sequential rate in sectors/s, where BFQ's estimate starts: 2/3 of its reference rate)
+    let cases = [
+        ("simple,latency_us=100,bandwidth_mb_per_s=400", 400e6 / 512.0, 335_693.0), // non-rotational
+        ("hdd:sata7200", 72.3e6 / 512.0, 142_415.0),                                // rotational
+    ];
+    for (device, rate, start) in cases {
+        let out = iosched(&["sim", "--device", device, "--policy", "bfq", job.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let v: Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+        let stats = &v["iosched"]["policy_stats"];
+        let estimate = stats["peak_rate_sectors_per_s"].as_f64().expect("the estimate");
+        assert!(stats["peak_rate_updates"].as_u64().unwrap_or(0) > 0, "{device}: never updated: {stats}");
+        assert!((estimate / rate - 1.0).abs() < 0.1, "{device}: {estimate} sectors/s against {rate}");
+        if (start / rate - 1.0).abs() > 0.1 {
+            assert!((estimate - start).abs() > 0.1 * start, "{device}: still at its start ({start})");
+        }
+    }
+}

@@ -32,7 +32,15 @@ impl Hdd {
     }
 
     /// A forced-unit-access read (`fua`) is served from the media: it neither hits nor joins the buffer.
-    pub(super) fn serve_read(&mut self, t_ns: f64, lbn: u64, blocks: u64, after_read: bool, fua: bool, o: &Overheads) -> f64 {
+    pub(super) fn serve_read(
+        &mut self,
+        t_ns: f64,
+        lbn: u64,
+        blocks: u64,
+        after_read: bool,
+        fua: bool,
+        o: &Overheads,
+    ) -> f64 {
         // As DiskSim: every data transfer to the host starts with the data preparation overhead.
         let prep = o.data_prep_ns;
         let end = lbn + blocks;
@@ -256,7 +264,13 @@ impl Hdd {
     /// for block b - segment size to have crossed the bus (the bus takes a block every `per block` from
     /// `bus.0`; the request completes at `bus.1`), and a sector whose block may not be read yet passes by, the
     /// read-ahead going on from it a turn later.
-    pub(super) fn read_ahead_behind_host(&mut self, runs: &mut Vec<Run>, request: (u64, u64), target: u64, bus: (f64, f64)) {
+    pub(super) fn read_ahead_behind_host(
+        &mut self,
+        runs: &mut Vec<Run>,
+        request: (u64, u64),
+        target: u64,
+        bus: (f64, f64),
+    ) {
         let (lbn, end) = request;
         let (bus_start_ns, bus_end_ns) = bus;
         let size = self.p.cache.segment_blocks;
