@@ -594,7 +594,13 @@ impl JobProcess {
     }
 
     /// A wake-up no later than the end of the stepper's current phase.
-    fn with_step_deadline(&self, next: Option<u64>) -> Option<u64> {
+    fn with_step_deadline(&self, now_ns: u64, next: Option<u64>) -> Option<u64> {
+        if !self.more_data(now_ns) {
+            // A job that issues nothing more (its runtime is over, its data done, another's exitall stopped it)
+            // has no steps left to time: waking it at their deadlines would run the simulation on, and a
+            // stopped job, whose steps are no longer checked, would be woken at the same past time for ever.
+            return next;
+        }
         let deadline = self.stepper.as_ref().filter(|_| !self.step_after_quiesce).and_then(|s| s.deadline_ns());
         match (next, deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -789,7 +795,7 @@ impl JobProcess {
             }
         }
         let next = self.fill(now_ns, out);
-        let next = self.with_step_deadline(next);
+        let next = self.with_step_deadline(now_ns, next);
         self.wake_request(next)
     }
 
@@ -905,7 +911,7 @@ impl JobProcess {
             }
         }
         let next = self.fill(now_ns, out);
-        let next = self.with_step_deadline(next);
+        let next = self.with_step_deadline(now_ns, next);
         self.wake_request(next)
     }
 }

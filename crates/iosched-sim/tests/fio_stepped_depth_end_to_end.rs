@@ -66,3 +66,18 @@ fn stepped_is_refused_without_its_parameters() {
     let jobs = parse_str("[a]\nrw=randread\niodepth_mode=default\n", "ok.fio").unwrap();
     assert_eq!(jobs[0].iodepth_stepped, None);
 }
+
+/// A stepped job whose runtime ends beside another job's exitall, as its step's ramp ends (found by fuzzing):
+/// it ends with the other. Its step deadlines used to go on waking it after its runtime (the run went on to
+/// the end of its last step), and once exitall had stopped it, at the same past time for ever.
+#[test]
+fn a_stepped_job_ends_with_its_runtime_and_another_jobs_exitall() {
+    let jobs = "[global]\nruntime=1ms\n[first]\nrw=read\nsize=1g\nexitall\n[stepped]\nsize=1g\n\
+                iodepth_mode=stepped:10-130/40,1ms/4ms\n";
+    for device in [DEVICE, "simple,capacity_gib=1,queue_depth=8"] {
+        let out = common::run_fio_text(jobs, device);
+        assert!(out.result.jobs[0].directions[0].ios > 0);
+        assert!(out.result.elapsed_ns < 2_000_000, "{device}: ran {} ns", out.result.elapsed_ns);
+        assert_eq!(out.result.jobs[1].error_code, 0, "ended by its runtime, no error");
+    }
+}
