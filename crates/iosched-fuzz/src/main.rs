@@ -7,7 +7,8 @@
 //! and calls the reader. A reader must return its result or an error that names the file; a panic, or one
 //! input taking more than [`HANG_SECONDS`], fails the run: the input is written to `fuzz-crash-TARGET.bin`
 //! and the exit status is 1. A job file that parses is also simulated (1 ms of simulated time on a small
-//! device), so the job model and the engine see the strange values too.
+//! device, under a policy the input picks), so the job model, the engine and every policy see the strange
+//! values too.
 //!
 //! This is a black-box fuzzer (no coverage feedback): it finds what random mutation of real inputs finds.
 

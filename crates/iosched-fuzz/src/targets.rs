@@ -20,11 +20,14 @@ fn check_error(e: &impl std::fmt::Display) {
     assert!(text.starts_with(FILE), "an error that does not name the file: {text}");
 }
 
-/// Simulate briefly: 1 ms of simulated time on a small device, so odd values reach the engine.
-fn simulate_briefly(workload: &mut Workload) {
+/// Simulate briefly: 1 ms of simulated time on a small device, so odd values reach the engine, under a policy
+/// the input picks (each registered policy in turn, by a hash of the input), so they reach every policy too.
+fn simulate_briefly(workload: &mut Workload, input: &[u8]) {
     workload.override_runtime(1_000_000);
     let device = parse_spec("simple,capacity_gib=1,queue_depth=8").expect("a valid spec");
-    let policy = registry::create("noop").expect("noop exists");
+    let all = registry::policies();
+    let hash = input.iter().fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    let policy = registry::create(all[(hash % all.len() as u64) as usize].name).expect("a registered policy");
     let _ = simulate(workload, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false });
 }
 
@@ -34,7 +37,7 @@ fn fio_target(input: &[u8]) {
         Ok(jobs) => {
             let total_clones: u64 = jobs.iter().map(|j| j.numjobs as u64).sum();
             if total_clones <= 64 {
-                simulate_briefly(&mut Workload::from_jobs(&jobs));
+                simulate_briefly(&mut Workload::from_jobs(&jobs), input);
             }
         }
         Err(e) => check_error(&e),
@@ -54,7 +57,7 @@ fn trace_target(format: Format, input: &[u8]) {
             if t.records.len() <= 10_000 {
                 let mut w = Workload::default();
                 w.add_trace("fuzz", &t, Replay::Closed { depth: 4 });
-                simulate_briefly(&mut w);
+                simulate_briefly(&mut w, input);
             }
         }
         Err(e) => check_error(&e),
@@ -107,7 +110,7 @@ fn mqsim_workload_target(input: &[u8]) {
                         let text = mqsim_workload::fio_job("flow", s, flow.priority, 0, 1 << 30);
                         let jobs = fio::parse_str(&text, "flow.fio")
                             .unwrap_or_else(|e| panic!("a flow's fio job is refused: {e}\n{text}"));
-                        simulate_briefly(&mut Workload::from_jobs(&jobs));
+                        simulate_briefly(&mut Workload::from_jobs(&jobs), input);
                     }
                 }
             }
