@@ -22,6 +22,7 @@ pub fn kinds() -> Vec<Kind> {
     let hdd_keys = || {
         let mut keys = vec![
             ("queue_depth", "most requests queued at the drive"),
+            ("write_cache", "on (a write completes once its data is in the buffer) or off (once it is on the media)"),
             ("conform", "disksim (DiskSim 4.0's rules) or refined (every refinement on, the default)"),
         ];
         keys.extend(Refinements::KEYS.iter().map(|(k, v)| (*k, *v)));
