@@ -28,7 +28,12 @@ fn simulate_briefly(workload: &mut Workload, input: &[u8]) {
     let all = registry::policies();
     let hash = input.iter().fold(0u64, |h, &b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
     let policy = registry::create(all[(hash % all.len() as u64) as usize].name).expect("a registered policy");
-    let _ = simulate(workload, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false });
+    // A workload the device cannot hold is the input's fault; a policy that stalls is a policy bug.
+    if let Err(e @ iosched_sim::SimError::Stalled { .. }) =
+        simulate(workload, policy, device, Vec::new(), &SimConfig { seed: 1, record_log: false })
+    {
+        panic!("{e}");
+    }
 }
 
 fn fio_target(input: &[u8]) {
