@@ -12,11 +12,15 @@ With --repeat N each scenario runs N times through each simulator, the two alter
 the medians (with the range of the ratio of each pair): this machine's run-to-run spread is wider than the margin
 issue 27 asks about.
 
+With --jobs N, N scenarios (of any device file) run at once: each process's CPU time is still its own, but runs
+beside each other slow each other (MQSim's system time most), so take CPU figures with --jobs 1.
+
 Usage: scripts/mqsim-conformance.py [--mqsim BIN] [--iosched BIN] [--workload workload.xml]
-           [--config ssdconfig.xml] [--set Tag=value,...]... [--scenario N]... [--repeat N] [--json]
+           [--config ssdconfig.xml] [--set Tag=value,...]... [--scenario N]... [--repeat N] [--jobs N] [--json]
 MQSim is built from ../shared/peers with its build.sh when --mqsim is not given.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -44,14 +48,18 @@ def build_mqsim():
 
 
 def cpu_seconds(cmd, cwd):
-    """Run cmd; return (stdout, user + system CPU seconds of the child)."""
-    before = os.times()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    after = os.times()
+    """Run cmd; return (stdout, user + system CPU seconds of that child alone). The child is reaped with wait4,
+    so its own usage is read even while other children run beside it (--jobs)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     if proc.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    used = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return proc.stdout, used
+        sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{stderr[-2000:]}")
+    return stdout, usage.ru_utime + usage.ru_stime
 
 
 def variant_config(config, settings, folder):
@@ -113,76 +121,94 @@ def main():
     ap.add_argument("--set", action="append", default=[], help="a device variant: Tag=value[,Tag=value...]")
     ap.add_argument("--scenario", action="append", type=int, default=[])
     ap.add_argument("--repeat", type=int, default=1, help="runs of each simulator per scenario (CPU: medians)")
+    ap.add_argument("--jobs", type=int, default=1, help="scenarios run at once (for CPU figures, keep 1)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.repeat < 1:
         ap.error("--repeat: expected at least 1")
+    if a.jobs < 1:
+        ap.error("--jobs: expected at least 1")
     mqsim = a.mqsim or build_mqsim()
     variants = [[tuple(kv.split("=", 1)) for kv in s.split(",")] for s in a.set] or [[]]
     rows = []
     failed = False
     workload_folder = os.path.dirname(os.path.abspath(a.workload))
     total = len(ET.parse(a.workload).getroot().findall("IO_Scenario"))
-    for variant in variants:
+    tasks = [(variant, number) for variant in variants for number in (a.scenario or range(1, total + 1))]
+
+    def one(task):
+        """Both simulators on one scenario of one device file: its rows and whether a figure is out of bounds."""
+        variant, number = task
         name = ",".join(f"{k}={v}" for k, v in variant) or "as shipped"
-        for number in a.scenario or range(1, total + 1):
-            with tempfile.TemporaryDirectory(prefix="mqsim-conf-") as folder:
-                config = variant_config(a.config, variant, folder)
-                workload, _ = one_scenario_workload(a.workload, number, folder)
-                # Trace paths in the workload are relative to where MQSim runs: give it the traces' folder.
-                for entry in os.listdir(workload_folder):
-                    src = os.path.join(workload_folder, entry)
-                    if os.path.isdir(src) and not os.path.exists(os.path.join(folder, entry)):
-                        os.symlink(src, os.path.join(folder, entry))
-                mq_cpus, io_cpus = [], []
-                for run in range(a.repeat):
-                    if a.repeat > 1 and not a.json:
-                        print(f"  s{number} run {run + 1} of {a.repeat}", file=sys.stderr, flush=True)
-                    _, mq = cpu_seconds([mqsim, "-i", config, "-w", workload], folder)
-                    out, io = cpu_seconds(
-                        [a.iosched, "sim", "--mqsim-workload", workload, "--device", f"mqsim:{config}", "--json"],
-                        folder,
-                    )
-                    mq_cpus.append(mq)
-                    io_cpus.append(io)
-                mq_flows, mq_flash = mqsim_results(folder)
-                mq_cpu, io_cpu = statistics.median(mq_cpus), statistics.median(io_cpus)
-                pair_ratios = [m / max(i, 1e-3) for m, i in zip(mq_cpus, io_cpus)]
-            ours = json.loads(out.strip().splitlines()[-1])
-            io_flash = {k: int(ours["flash"][k]) for k in ("reads", "programs", "erases")}
-            for flow in ours["flows"]:
-                theirs = mq_flows.get(flow["name"])
-                if theirs is None:
-                    sys.exit(f"MQSim reported no flow {flow['name']}")
-                d = off(flow["device_response_time_us"], theirs["response_us"])
-                failed |= abs(d) > RESPONSE_BOUND
-                rows.append({"variant": name, "scenario": number, "flow": flow["name"],
-                             "response_us": [round(flow["device_response_time_us"], 1), theirs["response_us"]],
-                             "requests": [flow["requests"], theirs["requests"]], "response_off": round(d, 3)})
-            flash_off = {k: round(off(io_flash[k], mq_flash[k]), 3) for k in io_flash}
-            for k, v in flash_off.items():
-                # Counts too small to mean anything (a few erases) are not held to the bound.
-                if max(io_flash[k], mq_flash[k]) >= 100:
-                    failed |= abs(v) > FLASH_BOUND
-            rows.append({"variant": name, "scenario": number, "flash": {k: [io_flash[k], mq_flash[k]] for k in io_flash},
-                         "flash_off": flash_off, "cpu_s": [round(io_cpu, 2), round(mq_cpu, 2)],
-                         "speedup": round(mq_cpu / max(io_cpu, 1e-3), 1), "runs": a.repeat,
-                         "speedup_range": [round(min(pair_ratios), 1), round(max(pair_ratios), 1)]})
+        rows, failed = [], False
+        with tempfile.TemporaryDirectory(prefix="mqsim-conf-") as folder:
+            config = variant_config(a.config, variant, folder)
+            workload, _ = one_scenario_workload(a.workload, number, folder)
+            # Trace paths in the workload are relative to where MQSim runs: give it the traces' folder.
+            for entry in os.listdir(workload_folder):
+                src = os.path.join(workload_folder, entry)
+                if os.path.isdir(src) and not os.path.exists(os.path.join(folder, entry)):
+                    os.symlink(src, os.path.join(folder, entry))
+            mq_cpus, io_cpus = [], []
+            for run in range(a.repeat):
+                if a.repeat > 1 and not a.json:
+                    print(f"  {name} s{number} run {run + 1} of {a.repeat}", file=sys.stderr, flush=True)
+                _, mq = cpu_seconds([mqsim, "-i", config, "-w", workload], folder)
+                out, io = cpu_seconds(
+                    [a.iosched, "sim", "--mqsim-workload", workload, "--device", f"mqsim:{config}", "--json"],
+                    folder,
+                )
+                mq_cpus.append(mq)
+                io_cpus.append(io)
+            mq_flows, mq_flash = mqsim_results(folder)
+        mq_cpu, io_cpu = statistics.median(mq_cpus), statistics.median(io_cpus)
+        pair_ratios = [m / max(i, 1e-3) for m, i in zip(mq_cpus, io_cpus)]
+        ours = json.loads(out.strip().splitlines()[-1])
+        io_flash = {k: int(ours["flash"][k]) for k in ("reads", "programs", "erases")}
+        for flow in ours["flows"]:
+            theirs = mq_flows.get(flow["name"])
+            if theirs is None:
+                sys.exit(f"MQSim reported no flow {flow['name']}")
+            d = off(flow["device_response_time_us"], theirs["response_us"])
+            failed |= abs(d) > RESPONSE_BOUND
+            rows.append({"variant": name, "scenario": number, "flow": flow["name"],
+                         "response_us": [round(flow["device_response_time_us"], 1), theirs["response_us"]],
+                         "requests": [flow["requests"], theirs["requests"]], "response_off": round(d, 3)})
+        flash_off = {k: round(off(io_flash[k], mq_flash[k]), 3) for k in io_flash}
+        for k, v in flash_off.items():
+            # Counts too small to mean anything (a few erases) are not held to the bound.
+            if max(io_flash[k], mq_flash[k]) >= 100:
+                failed |= abs(v) > FLASH_BOUND
+        rows.append({"variant": name, "scenario": number, "flash": {k: [io_flash[k], mq_flash[k]] for k in io_flash},
+                     "flash_off": flash_off, "cpu_s": [round(io_cpu, 2), round(mq_cpu, 2)],
+                     "speedup": round(mq_cpu / max(io_cpu, 1e-3), 1), "runs": a.repeat,
+                     "speedup_range": [round(min(pair_ratios), 1), round(max(pair_ratios), 1)]})
+        return rows, failed
+
+    def show(rows):
+        for r in rows:
+            name, number = r["variant"], r["scenario"]
+            if "flow" in r:
+                print(f"{name:>24} s{number} {r['flow']:<44} response iosched {r['response_us'][0]:>8} us "
+                      f"MQSim {r['response_us'][1]:>6} us ({r['response_off']:+.1%}); requests "
+                      f"{r['requests'][0]} / {r['requests'][1]}")
+            else:
+                f = r["flash"]
+                print(f"{name:>24} s{number} flash reads {f['reads'][0]}/{f['reads'][1]} "
+                      f"({r['flash_off']['reads']:+.1%}), programs {f['programs'][0]}/{f['programs'][1]} "
+                      f"({r['flash_off']['programs']:+.1%}), erases {f['erases'][0]}/{f['erases'][1]}; "
+                      f"CPU {r['cpu_s'][0]} s / {r['cpu_s'][1]} s = {r['speedup']}x"
+                      + (f" (medians of {a.repeat} runs; each pair {r['speedup_range'][0]}-"
+                         f"{r['speedup_range'][1]}x)" if a.repeat > 1 else ""))
+        sys.stdout.flush()
+
+    # Scenarios run --jobs at a time (threads, each waiting on its own processes); results print in order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        for task_rows, task_failed in pool.map(one, tasks):
+            rows.extend(task_rows)
+            failed |= task_failed
             if not a.json:
-                for r in rows[-(len(ours["flows"]) + 1):]:
-                    if "flow" in r:
-                        print(f"{name:>24} s{number} {r['flow']:<44} response iosched {r['response_us'][0]:>8} us "
-                              f"MQSim {r['response_us'][1]:>6} us ({r['response_off']:+.1%}); requests "
-                              f"{r['requests'][0]} / {r['requests'][1]}")
-                    else:
-                        f = r["flash"]
-                        print(f"{name:>24} s{number} flash reads {f['reads'][0]}/{f['reads'][1]} "
-                              f"({r['flash_off']['reads']:+.1%}), programs {f['programs'][0]}/{f['programs'][1]} "
-                              f"({r['flash_off']['programs']:+.1%}), erases {f['erases'][0]}/{f['erases'][1]}; "
-                              f"CPU {r['cpu_s'][0]} s / {r['cpu_s'][1]} s = {r['speedup']}x"
-                              + (f" (medians of {a.repeat} runs; each pair {r['speedup_range'][0]}-"
-                                 f"{r['speedup_range'][1]}x)" if a.repeat > 1 else ""))
-                sys.stdout.flush()
+                show(task_rows)
     if a.json:
         print(json.dumps(rows))
     sys.exit(1 if failed else 0)

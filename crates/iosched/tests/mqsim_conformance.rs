@@ -153,6 +153,9 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
             "Overprovisioning_Ratio=0.25",
             "--set",
             "Data_Cache_Capacity=33554432,CMT_Capacity=1048576",
+            // Two scenarios at a time: nine runs of MQSim are most of the suite's time.
+            "--jobs",
+            "2",
         ],
     );
     let (failures, flows) = outside_bounds(&rows);
