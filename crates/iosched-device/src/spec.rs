@@ -225,6 +225,9 @@ fn simple_params(pairs: &[(&str, &str)]) -> Result<SimpleParams, String> {
     Ok(params)
 }
 
+/// The values a switch takes.
+const ON_OFF: &[(&str, bool)] = &[("1", true), ("0", false), ("on", true), ("off", false)];
+
 /// Apply a hard disk's `key=value` settings (those of `hdd:` and `disksim:` specs) to its parameters:
 /// queue_depth; write_cache (on: a write completes when its data is in the drive's buffer, as SATA drives ship;
 /// off: when it is on the media, as SCSI drives often ship and as `sdparm --clear WCE` or `hdparm -W0` leave a
@@ -234,7 +237,10 @@ pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<
         match key {
             "queue_depth" => params.queue_depth = queue_depth(value)?,
             "write_cache" => {
-                let on = choice(key, value, &[("1", true), ("0", false), ("on", true), ("off", false)])?;
+                let on = choice(key, value, ON_OFF)?;
+                if on && !params.cache.enabled {
+                    return Err("write_cache=on: this drive has no cache to write into (its model disables it)".into());
+                }
                 params.cache.fast_write_level = if on { 2 } else { 0 };
             }
             "conform" => {
@@ -242,7 +248,7 @@ pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<
                     choice(key, value, &[("disksim", Refinements::DISKSIM), ("refined", Refinements::REFINED)])?
             }
             other => {
-                let on = choice(other, value, &[("1", true), ("0", false), ("on", true), ("off", false)]);
+                let on = choice(other, value, ON_OFF);
                 if !params.refinements.set(other, on.clone().unwrap_or(false)) {
                     let refinements: Vec<&str> = Refinements::KEYS.iter().map(|(k, _)| *k).collect();
                     let hint = did_you_mean(
@@ -304,6 +310,12 @@ mod tests {
         assert!(parse_spec("hdd:sata7200,write_cache=off").unwrap().describe().contains("write_cache=off"));
         let err = parse_spec("hdd:sata7200,write_cache=maybe").err().unwrap().to_string();
         assert!(err.contains("write_cache"), "{err}");
+        // A drive whose model has no cache cannot take one by a key: said, not ignored.
+        let mut cacheless = crate::hdd::preset::load("sata7200").unwrap();
+        cacheless.cache.enabled = false;
+        let err = apply_hdd_keys(&mut cacheless, &[("write_cache", "on")]).unwrap_err();
+        assert!(err.contains("no cache"), "{err}");
+        assert!(apply_hdd_keys(&mut cacheless, &[("write_cache", "off")]).is_ok());
     }
 
     #[test]

@@ -595,14 +595,15 @@ impl JobProcess {
 
     /// A wake-up no later than the end of the stepper's current phase.
     fn with_step_deadline(&self, now_ns: u64, next: Option<u64>) -> Option<u64> {
+        // Only a stepped job pays for the check below (this runs at every wake and completion of every job).
+        let Some(stepper) = self.stepper.as_ref().filter(|_| !self.step_after_quiesce) else { return next };
         if !self.more_data(now_ns) {
             // A job that issues nothing more (its runtime is over, its data done, another's exitall stopped it)
             // has no steps left to time: waking it at their deadlines would run the simulation on, and a
             // stopped job, whose steps are no longer checked, would be woken at the same past time for ever.
             return next;
         }
-        let deadline = self.stepper.as_ref().filter(|_| !self.step_after_quiesce).and_then(|s| s.deadline_ns());
-        match (next, deadline) {
+        match (next, stepper.deadline_ns()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -5,7 +5,7 @@ use super::*;
 
 impl Hdd {
     /// Blocks of a `blocks`-block read that must be buffered before its bus transfer starts.
-    pub(super) fn read_watermark_blocks(&self, blocks: u64) -> u64 {
+    fn read_watermark_blocks(&self, blocks: u64) -> u64 {
         let segment = self.p.cache.segment_blocks;
         // As DiskSim's disk_buffer_set_segment: a share of the request rounded down, or of the segment rounded up.
         let share = if self.p.read_watermark_of_request {
@@ -20,7 +20,7 @@ impl Hdd {
     /// went to the media, the slower one otherwise. The measured Cheetah 9LP shows this (sequential hits
     /// after a media read take 0.49 ms, any other hit about 0.67 ms); DiskSim's parameters name the two
     /// overheads "after read" and "after write".
-    pub(super) fn read_hit_overhead(&self, lbn: u64, o: &Overheads) -> f64 {
+    fn read_hit_overhead(&self, lbn: u64, o: &Overheads) -> f64 {
         // DiskSim: by the previous command's type.
         let by_previous = if self.last_was_read { o.read_hit_after_read_ns } else { o.read_hit_after_write_ns };
         if self.p.refinements.stream_hit_overhead && self.last_was_read && self.stream_continues_at != Some(lbn) {
@@ -264,13 +264,7 @@ impl Hdd {
     /// for block b - segment size to have crossed the bus (the bus takes a block every `per block` from
     /// `bus.0`; the request completes at `bus.1`), and a sector whose block may not be read yet passes by, the
     /// read-ahead going on from it a turn later.
-    pub(super) fn read_ahead_behind_host(
-        &mut self,
-        runs: &mut Vec<Run>,
-        request: (u64, u64),
-        target: u64,
-        bus: (f64, f64),
-    ) {
+    fn read_ahead_behind_host(&mut self, runs: &mut Vec<Run>, request: (u64, u64), target: u64, bus: (f64, f64)) {
         let (lbn, end) = request;
         let (bus_start_ns, bus_end_ns) = bus;
         let size = self.p.cache.segment_blocks;
@@ -298,7 +292,7 @@ impl Hdd {
     /// it back as a miss's read-ahead is held (see [`Self::read_ahead_behind_host`]): DiskSim's segment owner is
     /// now this read, so until it has gone to the host no block may overwrite one it has not taken. Where the
     /// planned runs would, they are cut at the first such sector and planned again from it, sectors passing by.
-    pub(super) fn hold_read_ahead_behind_host(&mut self, request: (u64, u64), bus: (f64, f64)) {
+    fn hold_read_ahead_behind_host(&mut self, request: (u64, u64), bus: (f64, f64)) {
         let (lbn, end) = request;
         let (bus_start_ns, bus_end_ns) = bus;
         let size = self.p.cache.segment_blocks;
@@ -372,7 +366,7 @@ impl Hdd {
     /// - Levels 1-3 read the maximum read-ahead past the request (without one: a segment past it, or with
     ///   "Read-ahead over requested" = 0, to the end of a segment from the request's start), level 1 no further
     ///   than its track, level 2 than its cylinder (a background read does not switch tracks or seek there).
-    pub(super) fn read_ahead_target(&self, lbn: u64, end: u64, segment_start: u64) -> u64 {
+    fn read_ahead_target(&self, lbn: u64, end: u64, segment_start: u64) -> u64 {
         let c = self.p.cache;
         let l = &self.p.layout;
         let blocks = l.blocks();
@@ -418,12 +412,12 @@ impl Hdd {
     }
 
     /// One past the last block on `lbn`'s track.
-    pub(super) fn track_end_lbn(&self, lbn: u64) -> u64 {
+    fn track_end_lbn(&self, lbn: u64) -> u64 {
         self.track_end_and_pbn(lbn).0
     }
 
     /// One past the last block on `lbn`'s track, and where `lbn` is.
-    pub(super) fn track_end_and_pbn(&self, lbn: u64) -> (u64, Pbn) {
+    fn track_end_and_pbn(&self, lbn: u64) -> (u64, Pbn) {
         let l = &self.p.layout;
         let blocks = l.blocks();
         let (first, n) = l.locate(lbn, blocks - lbn);
@@ -445,7 +439,7 @@ impl Hdd {
     /// segment keeps its most recent `segment_blocks`.
     /// If the read-ahead had already stopped at its limit, it resumes no earlier than `resume_ns` (the sectors
     /// past the limit come round again from then on).
-    pub(super) fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, resume_ns: f64) {
+    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, resume_ns: f64) {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
@@ -470,7 +464,7 @@ impl Hdd {
     }
 
     /// Read ahead from `from` into `segment` after a hit on `[hit.0, hit.1)`, the actuator free at `start_ns`.
-    pub(super) fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, hit: (u64, u64)) {
+    fn start_read_ahead(&mut self, segment: usize, from: u64, start_ns: f64, hit: (u64, u64)) {
         // As DiskSim's disk_initiate_seek: a background read at level 1 does not leave the track the actuator is
         // on, at level 2 its cylinder.
         if from < self.p.layout.blocks() {
