@@ -185,23 +185,30 @@ impl Ftl {
 
     /// Where a logical page lives, if it was written and not trimmed since.
     pub fn lookup(&self, lpn: u64) -> Option<Ppn> {
+        self.locate(lpn).map(|(ppn, _)| ppn)
+    }
+
+    /// Where a logical page lives, and whether that copy is still the fill's: a table entry the fill's (0) means
+    /// nothing wrote, trimmed or moved the page since, so the fill's copy of it is valid.
+    fn locate(&self, lpn: u64) -> Option<(Ppn, bool)> {
         match self.l2p_entry(lpn) {
-            0 => self.fill.as_ref().and_then(|f| f.ppn_of(lpn)),
+            0 => self.fill.as_ref().and_then(|f| f.ppn_of(lpn)).map(|ppn| (ppn, true)),
             NONE => None,
-            p => Some(p as u64 - 1),
+            p => Some((p as u64 - 1, false)),
         }
     }
 
     /// The logical page whose valid copy is at `ppn`, if any. A page the fill wrote is the fill's until it is
     /// invalidated or erased ([`fill::Fill::taken_back`]); the table is not touched for it, so a large fill
     /// costs no memory for pages nobody rewrites.
-    fn owner(&self, ppn: Ppn) -> Option<u64> {
+    /// With it, whether the copy is the fill's.
+    fn owner(&self, ppn: Ppn) -> Option<(u64, bool)> {
         if let Some(lpn) = self.fill.as_ref().filter(|f| !f.taken_back(ppn)).and_then(|f| f.lpn_of(ppn)) {
-            return Some(lpn);
+            return Some((lpn, true));
         }
         match self.p2l[ppn as usize] {
             0 => None,
-            l => Some(l as u64 - 1),
+            l => Some((l as u64 - 1, false)),
         }
     }
 
@@ -248,10 +255,13 @@ impl Ftl {
         die as usize * self.g.blocks_per_die as usize + block as usize
     }
 
-    fn invalidate(&mut self, ppn: Ppn) {
+    /// The valid copy at `ppn` (the fill's when `fill_copy`, as [`Ftl::locate`] or [`Ftl::owner`] said) is no
+    /// longer valid.
+    fn invalidate(&mut self, ppn: Ppn, fill_copy: bool) {
         let block = (ppn / self.g.pages_per_block as u64) as usize;
+        debug_assert_eq!(fill_copy, self.fill.as_ref().is_some_and(|f| f.lpn_of(ppn).is_some() && !f.taken_back(ppn)));
         match self.fill.as_mut() {
-            Some(f) if f.lpn_of(ppn).is_some() && !f.taken_back(ppn) => f.take_back(ppn),
+            Some(f) if fill_copy => f.take_back(ppn),
             _ => self.p2l[ppn as usize] = 0,
         }
         self.valid[block] -= 1;
@@ -299,8 +309,8 @@ impl Ftl {
     /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its die.
     /// Call [`Ftl::collect_into`] while [`Ftl::needs_gc`] says so.
     pub fn write(&mut self, lpn: u64) -> Ppn {
-        if let Some(old) = self.lookup(lpn) {
-            self.invalidate(old);
+        if let Some((old, fill_copy)) = self.locate(lpn) {
+            self.invalidate(old, fill_copy);
         }
         self.counters.host_pages += 1;
         let die = self.die_of_lpn(lpn);
@@ -309,8 +319,8 @@ impl Ftl {
 
     /// Trim one logical page.
     pub fn trim(&mut self, lpn: u64) {
-        if let Some(old) = self.lookup(lpn) {
-            self.invalidate(old);
+        if let Some((old, fill_copy)) = self.locate(lpn) {
+            self.invalidate(old, fill_copy);
             let none = self.none();
             self.set_l2p_entry(lpn, none);
             self.counters.trimmed_pages += 1;
@@ -360,8 +370,8 @@ impl Ftl {
         let gb = self.global_block(die, victim);
         let first = gb as u64 * ppb;
         for ppn in first..first + ppb {
-            if let Some(lpn) = self.owner(ppn) {
-                self.invalidate(ppn);
+            if let Some((lpn, fill_copy)) = self.owner(ppn) {
+                self.invalidate(ppn, fill_copy);
                 let to = self.append(die, lpn, true);
                 work.copies.push((ppn, to));
                 self.counters.gc_pages += 1;
@@ -556,7 +566,7 @@ mod tests {
         for lpn in 0..n {
             assert_eq!(quick.lookup(lpn), slow.lookup(lpn), "lpn {lpn}");
             if let Some(ppn) = quick.lookup(lpn) {
-                assert_eq!(quick.owner(ppn), Some(lpn));
+                assert_eq!(quick.owner(ppn).map(|(owner, _)| owner), Some(lpn));
             }
         }
     }
@@ -570,7 +580,7 @@ mod tests {
         // Every logical page maps to a page that maps back to it.
         for lpn in 0..f.geometry().logical_pages {
             let ppn = f.lookup(lpn).expect("written pages stay mapped");
-            assert_eq!(f.owner(ppn), Some(lpn));
+            assert_eq!(f.owner(ppn).map(|(owner, _)| owner), Some(lpn));
         }
         let valid: u64 = f.valid.iter().map(|v| *v as u64).sum();
         assert_eq!(valid, f.geometry().logical_pages);

@@ -89,13 +89,15 @@ impl Ssd {
             if p.plane_groups > 0 {
                 // The head's page, and pages of the same die's other planes at the same page of their blocks.
                 let head = d.programs.pop_front().expect("a program");
-                let group = head.plane as u32 / p.program_pages;
+                // The planes of the head's group (planes are numbered group by group), without a division per page.
+                let first_plane = head.plane as u32 / p.program_pages * p.program_pages;
+                let group = first_plane..first_plane + p.program_pages;
                 let mut planes_taken = 1u64 << head.plane;
                 taken.push(head);
                 let mut i = 0;
                 while i < d.programs.len() && taken.len() < p.program_pages as usize {
                     let c = d.programs[i];
-                    if c.plane as u32 / p.program_pages == group
+                    if group.contains(&(c.plane as u32))
                         && planes_taken & (1 << c.plane) == 0
                         && c.page_in_block == head.page_in_block
                     {
