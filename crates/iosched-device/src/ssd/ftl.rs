@@ -198,13 +198,16 @@ impl Ftl {
         }
     }
 
-    /// The logical page whose valid copy is at `ppn`, if any. A page the fill wrote is the fill's until it is
-    /// invalidated or erased ([`fill::Fill::taken_back`]); the table is not touched for it, so a large fill
-    /// costs no memory for pages nobody rewrites.
-    /// With it, whether the copy is the fill's.
+    /// The logical page whose valid copy is at `ppn`, if any, and whether that copy is the fill's. The page the
+    /// fill wrote at `ppn` is still valid exactly while its logical page's table entry is the fill's (0): a
+    /// write, trim or cleaning move of the page sets the entry, and a block is erased only once its valid
+    /// pages have moved. So nothing is kept per fill page, and a large fill costs no memory for pages nobody
+    /// rewrites.
     fn owner(&self, ppn: Ppn) -> Option<(u64, bool)> {
-        if let Some(lpn) = self.fill.as_ref().filter(|f| !f.taken_back(ppn)).and_then(|f| f.lpn_of(ppn)) {
-            return Some((lpn, true));
+        if let Some(lpn) = self.fill.as_ref().and_then(|f| f.lpn_of(ppn)) {
+            if self.l2p_entry(lpn) == 0 {
+                return Some((lpn, true));
+            }
         }
         match self.p2l[ppn as usize] {
             0 => None,
@@ -259,10 +262,11 @@ impl Ftl {
     /// longer valid.
     fn invalidate(&mut self, ppn: Ppn, fill_copy: bool) {
         let block = (ppn / self.g.pages_per_block as u64) as usize;
-        debug_assert_eq!(fill_copy, self.fill.as_ref().is_some_and(|f| f.lpn_of(ppn).is_some() && !f.taken_back(ppn)));
-        match self.fill.as_mut() {
-            Some(f) if fill_copy => f.take_back(ppn),
-            _ => self.p2l[ppn as usize] = 0,
+        debug_assert_eq!(fill_copy, self.owner(ppn).is_some_and(|(_, fill)| fill));
+        // A fill copy has no table entry to clear: its logical page's entry, set next by the caller, says it
+        // is gone.
+        if !fill_copy {
+            self.p2l[ppn as usize] = 0;
         }
         self.valid[block] -= 1;
     }
@@ -379,12 +383,6 @@ impl Ftl {
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
-        if let Some(f) = self.fill.as_mut() {
-            // The erased pages are no longer what the fill wrote.
-            for ppn in first..first + ppb {
-                f.take_back(ppn);
-            }
-        }
         self.dies[die as usize].free.insert(0, victim);
         self.counters.erases += 1;
         work.erased = first;

@@ -74,7 +74,8 @@ pub struct Admitted {
 pub struct WriteCache {
     pub p: WriteCacheParams,
     slots: SlabLru<Slot>,
-    recent: FxHashSet<u64>,
+    /// Pages written since the filter's last reset (32-bit, as the LRU's keys: logical pages fit).
+    recent: FxHashSet<u32>,
     next_reset_ns: u64,
     in_flight_sectors: u64,
     pub dram_free_ns: u64,
@@ -115,7 +116,7 @@ impl WriteCache {
             }
         }
         let slot = self.slots.peek_mut(lpn).expect("just inserted");
-        if self.recent.insert(lpn) {
+        if self.recent.insert(lpn as u32) {
             // Cold: written back at once.
             slot.writebacks_in_flight += 1;
             slot.dirty = false;

@@ -13,8 +13,6 @@ pub struct Fill {
     prefix: Vec<u64>,
     /// Per die: pages the fill wrote.
     count: Vec<u64>,
-    /// One bit per physical page: the fill's copy there was invalidated or erased.
-    taken_back: Vec<u64>,
 }
 
 impl Fill {
@@ -30,18 +28,7 @@ impl Fill {
             }
             count[d as usize] = total;
         }
-        let taken_back = vec![0; (dies * pages_per_die).div_ceil(64) as usize];
-        Fill { dies, pages_per_die, ranges: ranges.to_vec(), prefix, count, taken_back }
-    }
-
-    /// Whether the fill's page at `ppn` (if it wrote one) has been invalidated or erased since.
-    pub fn taken_back(&self, ppn: u64) -> bool {
-        self.taken_back[(ppn / 64) as usize] & (1 << (ppn % 64)) != 0
-    }
-
-    /// The fill's page at `ppn` is no longer valid.
-    pub fn take_back(&mut self, ppn: u64) {
-        self.taken_back[(ppn / 64) as usize] |= 1 << (ppn % 64);
+        Fill { dies, pages_per_die, ranges: ranges.to_vec(), prefix, count }
     }
 
     /// Pages the fill wrote on each die.
