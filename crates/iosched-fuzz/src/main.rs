@@ -91,7 +91,20 @@ fn main() {
             println!("{}: {runs} inputs in {:.1} s, no panic", target.name, started.elapsed().as_secs_f64());
         }
     }
+    remove_scratch();
     std::process::exit(failed as i32);
+}
+
+/// Remove the scratch folders this process made for its targets (temp_dir/iosched-fuzz-PID-TARGET), so that a
+/// run leaves nothing behind in the temporary folder (.ci/run checks).
+fn remove_scratch() {
+    let prefix = format!("iosched-fuzz-{}-", std::process::id());
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Aborts the process if one input runs longer than [`HANG_SECONDS`], after writing it out.
