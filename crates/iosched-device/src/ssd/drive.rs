@@ -442,20 +442,14 @@ impl Ssd {
 
     /// The mapping cache that holds `lpn`'s entry, if there is one.
     fn mapping_for(&mut self, lpn: u64) -> Option<&mut MappingCache> {
-        let part = match self.mapping.len() {
-            0 => return None,
-            1 => 0,
-            parts => {
-                let logical = self.ftl.geometry().logical_pages.max(1);
-                // lpn x parts in 64 bits when it fits (it does for any drive under 2^40 pages and 2^24 parts).
-                let part = match lpn.checked_mul(parts as u64) {
-                    Some(n) => n / logical,
-                    None => (lpn as u128 * parts as u128 / logical as u128) as u64,
-                };
-                (part as usize).min(parts - 1)
-            }
-        };
-        self.mapping.get_mut(part)
+        let parts = self.mapping.len();
+        if parts == 0 {
+            return None;
+        }
+        let logical = self.ftl.geometry().logical_pages.max(1);
+        // In 64 bits: pages are under 2^32 (FtlGeometry::check) and parts are flows, so the product fits.
+        let part = (lpn * parts as u64 / logical) as usize;
+        self.mapping.get_mut(part.min(parts - 1))
     }
 
     /// Whether `lpn`'s mapping entry is at hand (always, without a mapping cache).
@@ -709,7 +703,6 @@ impl Ssd {
     }
 
     /// A non-queued trim starts once it is the only command and the buffer is on flash.
-    #[inline]
     fn maybe_start_blocking_trim(&mut self, now_ns: u64) {
         if let Some(slot) = self.blocking_trim {
             if !self.blocking_trim_started && self.in_flight == 1 && self.unprogrammed_pages == 0 {

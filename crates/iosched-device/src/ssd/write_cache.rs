@@ -74,8 +74,7 @@ pub struct Admitted {
 pub struct WriteCache {
     pub p: WriteCacheParams,
     slots: SlabLru<Slot>,
-    /// Pages written since the filter's last reset (32-bit, as the LRU's keys: logical pages fit).
-    recent: FxHashSet<u32>,
+    recent: FxHashSet<u64>,
     next_reset_ns: u64,
     in_flight_sectors: u64,
     pub dram_free_ns: u64,
@@ -116,7 +115,7 @@ impl WriteCache {
             }
         }
         let slot = self.slots.peek_mut(lpn).expect("just inserted");
-        if self.recent.insert(lpn as u32) {
+        if self.recent.insert(lpn) {
             // Cold: written back at once.
             slot.writebacks_in_flight += 1;
             slot.dirty = false;
