@@ -55,7 +55,7 @@ fn binary() -> PathBuf {
 }
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("iosched-fuzz-{}-cli", std::process::id()));
+    let dir = crate::scratch_dir("cli");
     if !dir.exists() {
         std::fs::create_dir_all(&dir).expect("a scratch folder");
         std::fs::write(dir.join("job.fio"), JOB).expect("a scratch job file");

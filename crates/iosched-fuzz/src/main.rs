@@ -95,10 +95,20 @@ fn main() {
     std::process::exit(failed as i32);
 }
 
-/// Remove the scratch folders this process made for its targets (temp_dir/iosched-fuzz-PID-TARGET), so that a
-/// run leaves nothing behind in the temporary folder (.ci/run checks).
+/// The scratch folders of this process's targets: `scratch_dir(name)` is the one for `name`.
+fn scratch_prefix() -> String {
+    format!("iosched-fuzz-{}-", std::process::id())
+}
+
+/// Where target `name` keeps its files (made by the target; removed when the run ends).
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("{}{name}", scratch_prefix()))
+}
+
+/// Remove every scratch folder of this process, so that a run leaves nothing behind in the temporary folder
+/// (.ci/run checks).
 fn remove_scratch() {
-    let prefix = format!("iosched-fuzz-{}-", std::process::id());
+    let prefix = scratch_prefix();
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
     for entry in entries.flatten() {
         if entry.file_name().to_string_lossy().starts_with(&prefix) {

@@ -144,7 +144,7 @@ fn run_briefly(device: Box<dyn iosched_device::Device>) {
 
 /// A scratch folder of this process, made once, with `files` written into it.
 fn scratch(name: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("iosched-fuzz-{}-{name}", std::process::id()));
+    let dir = crate::scratch_dir(name);
     if !dir.exists() {
         std::fs::create_dir_all(&dir).expect("a scratch folder");
         for (file, text) in files {
