@@ -77,11 +77,20 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
     }
 }
 
+/// A part of the logical space written before a run: `start` and `len` as shares of the logical capacity, and
+/// how the drive ages it when its device file asks for preconditioning (MQSim's Enabled_Preconditioning).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Filled {
+    pub start: f64,
+    pub len: f64,
+    pub aging: crate::ssd::params::Aging,
+}
+
 /// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
 /// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
 /// one per flow of the workload, each flow's range an equal part of the logical space.
 /// Only SSDs keep what was written; other kinds are built as they are, with a warning.
-pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
+pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let (head, pairs) = split_keys(spec).map_err(err)?;
     let (mut params, mut warnings) = match head.split_once(':') {
@@ -97,7 +106,7 @@ pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn De
         }
         _ => {
             let (device, mut warnings) = load_spec(spec)?;
-            if filled.iter().any(|&(_, len)| len > 0.0) {
+            if filled.iter().any(|f| f.len > 0.0) {
                 warnings.push(format!("{spec}: only SSD models are preconditioned; the occupancy is not applied"));
             }
             return Ok((device, warnings));
@@ -109,8 +118,12 @@ pub fn load_spec_filled(spec: &str, filled: &[(f64, f64)]) -> Result<(Box<dyn De
     }
     params.occupied_pages = filled
         .iter()
-        .filter(|&&(_, len)| len > 0.0)
-        .map(|&(start, len)| ((start * pages as f64) as u64, (len * pages as f64) as u64))
+        .filter(|f| f.len > 0.0)
+        .map(|f| crate::ssd::params::Occupied {
+            first_page: (f.start * pages as f64) as u64,
+            pages: (f.len * pages as f64) as u64,
+            aging: f.aging,
+        })
         .collect();
     let device = crate::ssd::Ssd::new(params).map_err(err)?;
     warnings.dedup();

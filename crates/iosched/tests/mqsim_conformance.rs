@@ -162,3 +162,78 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
     assert_eq!(flows, 3 * 5, "every flow of the three scenarios, for each of the three device files");
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// One MQSim scenario: a single synthetic flow of uniformly random writes of `size_sectors` at queue depth
+/// `depth`, for 10 s, over a drive `occupancy` percent full.
+fn random_write_scenario(size_sectors: u32, depth: u32, occupancy: u32) -> String {
+    format!(
+        "\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n\
+         \t\t\t<Priority_Class>HIGH</Priority_Class>\n\
+         \t\t\t<Device_Level_Data_Caching_Mode>WRITE_CACHE</Device_Level_Data_Caching_Mode>\n\
+         \t\t\t<Channel_IDs>0,1,2,3,4,5,6,7</Channel_IDs>\n\t\t\t<Chip_IDs>0,1,2,3</Chip_IDs>\n\
+         \t\t\t<Die_IDs>0,1</Die_IDs>\n\t\t\t<Plane_IDs>0,1</Plane_IDs>\n\
+         \t\t\t<Initial_Occupancy_Percentage>{occupancy}</Initial_Occupancy_Percentage>\n\
+         \t\t\t<Working_Set_Percentage>100</Working_Set_Percentage>\n\
+         \t\t\t<Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\n\
+         \t\t\t<Read_Percentage>0</Read_Percentage>\n\
+         \t\t\t<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\n\
+         \t\t\t<Percentage_of_Hot_Region>0</Percentage_of_Hot_Region>\n\
+         \t\t\t<Generated_Aligned_Addresses>true</Generated_Aligned_Addresses>\n\
+         \t\t\t<Address_Alignment_Unit>16</Address_Alignment_Unit>\n\
+         \t\t\t<Request_Size_Distribution>FIXED</Request_Size_Distribution>\n\
+         \t\t\t<Average_Request_Size>{size_sectors}</Average_Request_Size>\n\
+         \t\t\t<Variance_Request_Size>0</Variance_Request_Size>\n\t\t\t<Seed>798</Seed>\n\
+         \t\t\t<Average_No_of_Reqs_in_Queue>{depth}</Average_No_of_Reqs_in_Queue>\n\
+         \t\t\t<Intensity>32768</Intensity>\n\t\t\t<Stop_Time>10000000000</Stop_Time>\n\
+         \t\t\t<Total_Requests_To_Generate>0</Total_Requests_To_Generate>\n\
+         \t\t</IO_Flow_Parameter_Set_Synthetic>\n\t</IO_Scenario>\n"
+    )
+}
+
+#[test]
+fn on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace() {
+    // MQSim's drive scaled down to 256 blocks a plane (64 GiB) with 12 % over-provisioning and its
+    // preconditioning on (Enabled_Preconditioning: the occupied pages laid out in a steady state, so cleaning
+    // starts with the first writes), 95 % full; 128 KiB random writes at queue depth 1 and 32. Before iosched
+    // aged the occupied range, it wrote into free blocks for the whole run and answered 91 % faster than MQSim.
+    // Held to issue 27's response bound. The flash counts are not held yet: iosched programs 16-22 % more pages
+    // than MQSim in these runs (BENCHMARKS.md, "Cleaning against MQSim").
+    let Some(mqsim) = mqsim() else { return };
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-aged");
+    std::fs::create_dir_all(&folder).unwrap();
+    let workload = folder.join("workload.xml");
+    let scenarios = random_write_scenario(256, 1, 95) + &random_write_scenario(256, 32, 95);
+    std::fs::write(
+        &workload,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
+        ),
+    )
+    .unwrap();
+    let rows = conformance_rows(
+        &mqsim,
+        &[
+            "--workload",
+            workload.to_str().unwrap(),
+            "--set",
+            "Block_No_Per_Plane=256,Overprovisioning_Ratio=0.12,Enabled_Preconditioning=true",
+            "--jobs",
+            "2",
+        ],
+    );
+    let mut flows = 0;
+    for r in &rows {
+        if r["flow"].is_string() {
+            flows += 1;
+            let off = r["response_off"].as_f64().unwrap();
+            eprintln!("scenario {}: response {} vs MQSim ({:+.1} %)", r["scenario"], r["response_us"], 100.0 * off);
+            assert!(off.abs() <= 0.15, "scenario {}: mean response {:+.1} % off MQSim's", r["scenario"], 100.0 * off);
+        } else {
+            // Both clean: hundreds of blocks erased in the 10 s.
+            let erases = &r["flash"]["erases"];
+            eprintln!("scenario {}: flash {}", r["scenario"], r["flash"]);
+            assert!(erases[0].as_f64().unwrap() >= 100.0 && erases[1].as_f64().unwrap() >= 100.0, "{}", r["flash"]);
+        }
+    }
+    assert_eq!(flows, 2);
+}

@@ -28,7 +28,7 @@
 use super::event_queue::{EventQueue, Packed};
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
-use super::params::{Precondition, SsdParams, TrimMode};
+use super::params::{Aging, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCache;
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
@@ -263,7 +263,18 @@ impl Ssd {
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
         if !p.occupied_pages.is_empty() {
-            ftl.fill_ranges(&p.occupied_pages);
+            let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
+            ftl.fill_ranges(&ranges);
+            if p.age_occupied {
+                for (i, o) in p.occupied_pages.iter().enumerate() {
+                    match o.aging {
+                        Aging::Random => {
+                            ftl.random_overwrites_in(o.first_page, o.pages, 2 * o.pages, p.seed + i as u64)
+                        }
+                        Aging::Sequential => ftl.fill_range(o.first_page, o.pages),
+                    }
+                }
+            }
             ftl.reset_counters();
         }
         let dies = (0..p.dies())

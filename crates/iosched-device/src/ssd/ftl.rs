@@ -455,10 +455,21 @@ impl Ftl {
 
     /// `count` uniformly random single-page overwrites (deterministic for a seed).
     pub fn random_overwrites(&mut self, count: u64, seed: u64) {
+        self.random_overwrites_in(0, self.g.logical_pages, count, seed);
+    }
+
+    /// `count` uniformly random single-page overwrites of logical pages `first..first + pages` (deterministic
+    /// for a seed; over the whole drive, the same pages as `random_overwrites`).
+    pub fn random_overwrites_in(&mut self, first: u64, pages: u64, count: u64, seed: u64) {
+        let first = first.min(self.g.logical_pages);
+        let pages = pages.min(self.g.logical_pages - first);
+        if pages == 0 {
+            return;
+        }
         let mut rng = SimRng::new(seed, 0x55d);
         let mut work = GcWork::default();
         for _ in 0..count {
-            let lpn = rng.below(self.g.logical_pages);
+            let lpn = first + rng.below(pages);
             self.write(lpn);
             let die = self.die_of_lpn(lpn);
             self.collect_until_ok(die, &mut work);
@@ -526,6 +537,31 @@ mod tests {
         assert_eq!(f.lookup(5), None);
         assert_eq!(f.counters().trimmed_pages, 1);
         assert_eq!(f.die_of_ppn(b), f.die_of_lpn(5));
+    }
+
+    #[test]
+    fn random_overwrites_in_a_range_age_only_that_range_and_leave_cleaning_under_way() {
+        let g = geometry(0.07, GcPolicy::Greedy);
+        let n = g.logical_pages;
+        let (first, pages) = (n / 4, n / 2);
+        let mut f = Ftl::new(g).unwrap();
+        f.fill_ranges(&[(first, pages)]);
+        let before = f.counters();
+        f.random_overwrites_in(first, pages, 2 * pages, 7);
+        let aged = f.counters();
+        assert_eq!(aged.host_pages - before.host_pages, 2 * pages);
+        // Half the drive's data, rewritten twice over, fills the spare: cleaning has run.
+        assert!(aged.erases > 0 && aged.gc_pages > 0, "{aged:?}");
+        for lpn in 0..n {
+            assert_eq!(f.lookup(lpn).is_some(), (first..first + pages).contains(&lpn), "lpn {lpn}");
+        }
+        // Over the whole drive, the same pages as random_overwrites.
+        let (mut a, mut b) = (Ftl::new(g).unwrap(), Ftl::new(g).unwrap());
+        a.random_overwrites(1000, 3);
+        b.random_overwrites_in(0, n, 1000, 3);
+        for lpn in 0..n {
+            assert_eq!(a.lookup(lpn), b.lookup(lpn), "lpn {lpn}");
+        }
     }
 
     #[test]

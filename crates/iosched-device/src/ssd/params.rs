@@ -31,6 +31,27 @@ pub enum Precondition {
     Steady,
 }
 
+/// How a workload's occupied range is aged before the run when the device ages it (MQSim's
+/// `Enabled_Preconditioning`): brought to the steady state the flow's own writes would leave it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aging {
+    /// Uniformly random page overwrites within the range, twice its size: blocks left holding a greedy
+    /// cleaner's steady-state mix of valid and stale pages (MQSim computes that mix from a mean-field model).
+    Random,
+    /// One sequential overwrite of the range: blocks either wholly valid or wholly stale, as MQSim's
+    /// preconditioning leaves them for a streaming flow.
+    Sequential,
+}
+
+/// A logical page range written before the run (a workload's occupancy, MQSim's Initial_Occupancy_Percentage),
+/// and how it is aged when the drive ages what is written (`SsdParams::age_occupied`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occupied {
+    pub first_page: u64,
+    pub pages: u64,
+    pub aging: Aging,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SsdParams {
     pub preset: String,
@@ -71,9 +92,12 @@ pub struct SsdParams {
     pub trim_ns_per_mib: u64,
     pub precondition: Precondition,
     pub seed: u64,
-    /// Logical page ranges (first page, pages) written in order before the run, on top of `precondition`: a
-    /// drive filled to a workload's occupancy (MQSim's Initial_Occupancy_Percentage).
-    pub occupied_pages: Vec<(u64, u64)>,
+    /// Logical page ranges written in order before the run, on top of `precondition`: a drive filled to a
+    /// workload's occupancy (MQSim's Initial_Occupancy_Percentage).
+    pub occupied_pages: Vec<Occupied>,
+    /// Whether the occupied ranges are then aged to a steady state, each as its `aging` says (MQSim's
+    /// Enabled_Preconditioning); otherwise they are as freshly written, every other block free.
+    pub age_occupied: bool,
     /// The physical blocks of a die when a device file gives the geometry (MQSim's files): then the logical
     /// capacity is what remains after over-provisioning, and `op` is not applied again.
     pub physical_blocks_per_die: Option<u32>,
@@ -224,6 +248,7 @@ fn nvme() -> SsdParams {
         precondition: Precondition::Fresh,
         seed: 1,
         occupied_pages: Vec::new(),
+        age_occupied: false,
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,
@@ -272,6 +297,7 @@ fn netflix() -> SsdParams {
         precondition: Precondition::Fresh,
         seed: 1,
         occupied_pages: Vec::new(),
+        age_occupied: false,
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,

@@ -7,10 +7,11 @@ use crate::cli::SimArgs;
 use crate::error::{bad, CliError};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{IoClass, Op};
-use iosched_device::spec::load_spec_filled;
+use iosched_device::spec::{load_spec_filled, Filled};
+use iosched_device::ssd::params::Aging;
 use iosched_sim::workload::TimedIo;
 use iosched_sim::{simulate, SimConfig, Workload};
-use iosched_workload::mqsim_workload::{self, FlowKind, Scenario};
+use iosched_workload::mqsim_workload::{self, Address, FlowKind, Scenario};
 use iosched_workload::trace::{self, Format};
 use serde_json::json;
 use std::time::Instant;
@@ -106,7 +107,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             })
         };
         let flash = json!({
-            "reads": stat("flash_page_reads") + stat("mapping_reads"),
+            // As MQSim counts them: every page read, a cleaning copy's read (MQSim moves a valid page as a read
+            // and a program, without copyback by default) and the mapping's own.
+            "reads": stat("flash_page_reads") + stat("gc_copies") + stat("mapping_reads"),
             "mapping_reads": stat("mapping_reads"),
             "programs": stat("flash_page_programs") + stat("mapping_programs"),
             "mapping_programs": stat("mapping_programs"),
@@ -117,9 +120,21 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             "mapping_cache_misses": stat("mapping_cache_misses"),
         });
         if args.json {
+            // Every counter the drive keeps, beside the flash counts MQSim also reports.
+            let device_stats: serde_json::Map<String, serde_json::Value> = r
+                .device_stats
+                .iter()
+                .map(|(k, v)| {
+                    let value = match v {
+                        StatValue::Count(c) => json!(c),
+                        StatValue::Value(x) => json!(x),
+                    };
+                    (k.clone(), value)
+                })
+                .collect();
             let line = json!({
                 "scenario": number, "device": r.device, "policy": r.policy, "flows": flows, "flash": flash,
-                "simulated_s": r.elapsed_ns as f64 / 1e9, "wall_s": wall,
+                "device_stats": device_stats, "simulated_s": r.elapsed_ns as f64 / 1e9, "wall_s": wall,
             });
             outln!("{line}");
         } else {
@@ -172,8 +187,23 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
 /// range filled to its flow's occupancy first.
 fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     let n = scenario.flows.len() as f64;
-    let filled: Vec<(f64, f64)> =
-        scenario.flows.iter().enumerate().map(|(i, f)| (i as f64 / n, f.occupancy_percent / 100.0 / n)).collect();
+    // A device file that asks for preconditioning ages each flow's range as that flow's writes would: MQSim
+    // derives the steady state from the flow's address distribution (streaming: blocks wholly valid or stale;
+    // otherwise a mix of both). A trace flow is aged as uniform random writes (MQSim classifies the trace's
+    // addresses first).
+    let filled: Vec<Filled> = scenario
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Filled {
+            start: i as f64 / n,
+            len: f.occupancy_percent / 100.0 / n,
+            aging: match &f.kind {
+                FlowKind::Synthetic(s) if s.address == Address::Streaming => Aging::Sequential,
+                _ => Aging::Random,
+            },
+        })
+        .collect();
     let (device, warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
     let capacity = device.capacity_bytes();
     let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
