@@ -237,3 +237,34 @@ fn on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace() {
     }
     assert_eq!(flows, 2);
 }
+
+#[test]
+fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsims_does() {
+    // MQSim's drive scaled down to 64 blocks a plane (16 GiB) with 12 % over-provisioning, preconditioning off
+    // as shipped: MQSim writes nothing before the run (a page is mapped when first written or read), so 10 s of
+    // random writes at 128 KiB and 1 MiB, queue depth 1, fit in its free blocks and nothing is cleaned. iosched
+    // had filled the flows' occupancy (95 %) first, so it cleaned where MQSim did not (287 and 672 erases) and
+    // answered 73 % and 64 % slower. Held to issue 27's bounds, flash counts included.
+    let Some(mqsim) = mqsim() else { return };
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-unconditioned");
+    std::fs::create_dir_all(&folder).unwrap();
+    let workload = folder.join("workload.xml");
+    let scenarios = random_write_scenario(256, 1, 95) + &random_write_scenario(2048, 1, 95);
+    std::fs::write(
+        &workload,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
+        ),
+    )
+    .unwrap();
+    let rows = conformance_rows(
+        &mqsim,
+        &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
+    );
+    let (failures, flows) = outside_bounds(&rows);
+    assert_eq!(flows, 2);
+    assert!(failures.is_empty(), "{failures:#?}");
+    for r in rows.iter().filter(|r| r["flow"].is_null()) {
+        assert_eq!(r["flash"]["erases"][0], 0, "iosched cleaned: {}", r["flash"]);
+    }
+}

@@ -152,7 +152,7 @@ struct Die {
     programs: VecDeque<PendingProgram>,
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
-    gc_erase_pending: bool,
+    gc_erases_pending: u32,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
     /// Bytes a read in progress moves over the channel once sensed.
@@ -214,9 +214,6 @@ pub struct Ssd {
     cache: Option<WriteCache>,
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
-    /// Pages read at least once, one bit each, when a first read maps the page (`read_entries_dirty`,
-    /// MQSim's way).
-    read_mapped: Vec<u64>,
     /// Writes waiting for the write cache's back-pressure, in arrival order.
     cache_waiters: VecDeque<u32>,
     /// Translation pages being read, with what waits for each.
@@ -262,7 +259,8 @@ impl Ssd {
             Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
-        if !p.occupied_pages.is_empty() {
+        // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
+        if !p.occupied_pages.is_empty() && !p.read_entries_dirty {
             let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
             ftl.fill_ranges(&ranges);
             if p.age_occupied {
@@ -288,7 +286,7 @@ impl Ssd {
                 mapping_programs: 0,
                 programs: VecDeque::new(),
                 gc_copies: VecDeque::new(),
-                gc_erase_pending: false,
+                gc_erases_pending: 0,
                 programming: Vec::new(),
                 sensed_bytes: 0,
                 busy_ns: 0,
@@ -302,11 +300,6 @@ impl Ssd {
                 .collect(),
             mapping_waiters: rustc_hash::FxHashMap::default(),
             cache: p.write_cache.clone().map(WriteCache::new),
-            read_mapped: if p.read_entries_dirty {
-                vec![0; (p.capacity_bytes / p.page_bytes).div_ceil(64) as usize]
-            } else {
-                Vec::new()
-            },
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: VecDeque::new(),
             ftl,
@@ -484,15 +477,9 @@ impl Ssd {
     fn mapping_arrived(&mut self, now_ns: u64, waiter: MappingWaiter) {
         match waiter {
             MappingWaiter::Read { slot, lpn, bytes } => {
-                // MQSim maps a page on its first read: a changed entry, and a page taken at its plane's frontier.
-                let first_read = self.p.read_entries_dirty && {
-                    let (word, bit) = ((lpn / 64) as usize, 1u64 << (lpn % 64));
-                    let first = self.read_mapped.get(word).is_some_and(|w| w & bit == 0);
-                    if first {
-                        self.read_mapped[word] |= bit;
-                    }
-                    first
-                };
+                // MQSim maps a page never written on its first read: a changed entry, and a page taken at its
+                // plane's frontier (page_read_ready takes it in the FTL).
+                let first_read = self.p.read_entries_dirty && self.ftl.lookup(lpn).is_none();
                 if first_read {
                     self.advance_plane_frontier(lpn);
                 }
@@ -524,11 +511,21 @@ impl Ssd {
         }
     }
 
-    /// A read's page whose mapping is known: read it from its die, or (never written) it costs no flash time.
+    /// A read's page whose mapping is known: read it from its die, or (never written) it costs no flash time;
+    /// but MQSim's drive without preconditioning (`read_entries_dirty`) maps such a page to one at its die's
+    /// write frontier, unprogrammed, and reads flash there (its online_create_entry_for_reads).
     fn page_read_ready(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32) {
-        let Some(ppn) = self.ftl.lookup(lpn) else {
-            self.read_page_done(now_ns, slot);
-            return;
+        let ppn = match self.ftl.lookup(lpn) {
+            Some(ppn) => ppn,
+            None if self.p.read_entries_dirty => {
+                let ppn = self.ftl.map_unwritten(lpn);
+                self.clean_if_short(self.ftl.die_of_ppn(ppn));
+                ppn
+            }
+            None => {
+                self.read_page_done(now_ns, slot);
+                return;
+            }
         };
         let die = self.ftl.die_of_ppn(ppn);
         let d = &mut self.dies[die as usize];

@@ -321,6 +321,14 @@ impl Ftl {
         self.append(die, lpn, false)
     }
 
+    /// Map a logical page never written to a page appended on its die, without programming it (no host page
+    /// counted): MQSim's drive without preconditioning does this on a page's first read, then reads flash there.
+    pub fn map_unwritten(&mut self, lpn: u64) -> Ppn {
+        debug_assert!(self.locate(lpn).is_none(), "lpn {lpn} is mapped already");
+        let die = self.die_of_lpn(lpn);
+        self.append(die, lpn, false)
+    }
+
     /// Trim one logical page.
     pub fn trim(&mut self, lpn: u64) {
         if let Some((old, fill_copy)) = self.locate(lpn) {

@@ -24,11 +24,14 @@
 //! - The mapping cache (CMT): `CMT_Capacity` / MQSim's entry size entries; a miss reads the translation page
 //!   (one sector over the channel) before the access, and evicting a changed entry programs its translation
 //!   page with every changed entry of it. `Ideal_Mapping_Table=true` keeps the whole table in DRAM.
-//! - Preconditioning: iosched writes each flow's `Initial_Occupancy_Percentage` of its range before a scenario
-//!   (the data the workload says is there). With `Enabled_Preconditioning=false` MQSim writes no data, but a
-//!   read of a page never written gets a mapping made on the spot and reads flash, which costs what reading
-//!   iosched's filled page costs; its mapping table is on flash from the start either way. That first read
-//!   changes MQSim's mapping entry (to write back later); with `conform=mqsim` iosched's does too.
+//! - Preconditioning: with `Enabled_Preconditioning=false` (as shipped) MQSim writes nothing before a scenario:
+//!   a page is mapped when it is first written or read, a read of a page never written taking a page at its
+//!   plane's write frontier, unprogrammed, and reading flash there (online_create_entry_for_reads), a changed
+//!   mapping entry to write back later; its mapping table is on flash from the start. iosched does the same
+//!   with `conform=mqsim`, so a small drive fills only with what the run writes and reads (test
+//!   `without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsims_does`); with
+//!   `conform=refined` it writes each flow's `Initial_Occupancy_Percentage` of its range first (the data the
+//!   workload says is there), and reads of it cost what MQSim's first reads cost.
 //!   With `Enabled_Preconditioning=true` MQSim lays the occupied pages out in a steady state, nearly every block
 //!   written and holding a mix of valid and stale pages, so cleaning starts with the first writes. iosched
 //!   gets there by writing: after the fill, uniformly random overwrites of twice each flow's occupied range (a

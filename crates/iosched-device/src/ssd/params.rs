@@ -118,8 +118,10 @@ pub struct SsdParams {
     /// How a translation page written back behaves: `false`, it is read then programmed and leaves DRAM (what
     /// a drive does); `true`, as MQSim does: only its merge read reaches flash, and the page stays in DRAM.
     pub mapping_writeback_held: bool,
-    /// Whether the entry a read brings into the mapping cache is dirty: MQSim without preconditioning
-    /// (`Enabled_Preconditioning=false`) maps each page on its first read, a change it must write back.
+    /// MQSim's drive without preconditioning (`Enabled_Preconditioning=false`, `conform=mqsim`): nothing is
+    /// written before the run (`occupied_pages` are not filled), and a read of a page never written maps it, to
+    /// a page at its die's write frontier that is then read from flash, so the entry the read brings into the
+    /// mapping cache is dirty, a change to write back.
     pub read_entries_dirty: bool,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,

@@ -30,6 +30,18 @@ impl Ssd {
         self.kick(now_ns, die);
     }
 
+    /// If `die` is under its free-block threshold, take a victim now (the FTL moves its pages at once) and
+    /// queue the copies and the erase the die then spends its time on; whether it did.
+    pub(super) fn clean_if_short(&mut self, die: u32) -> bool {
+        if !self.ftl.needs_gc(die) || !self.ftl.collect_into(die, &mut self.gc_work) {
+            return false;
+        }
+        let d = &mut self.dies[die as usize];
+        d.gc_copies.extend(self.gc_work.copies.iter().copied());
+        d.gc_erases_pending += 1;
+        true
+    }
+
     /// Start the die's next operation if it is idle.
     pub(super) fn kick(&mut self, now_ns: u64, die: u32) {
         let d = &self.dies[die as usize];
@@ -64,8 +76,8 @@ impl Ssd {
             let k = d.gc_copies.len().min(p.program_pages as usize);
             self.dies[die as usize].gc_copies.drain(..k);
             (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
-        } else if d.gc_erase_pending {
-            self.dies[die as usize].gc_erase_pending = false;
+        } else if d.gc_erases_pending > 0 {
+            self.dies[die as usize].gc_erases_pending -= 1;
             (DieOp::Erase, now_ns + p.erase_ns)
         } else if d.mapping_programs > 0 {
             self.dies[die as usize].mapping_programs -= 1;
@@ -75,11 +87,12 @@ impl Ssd {
             (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
             if self.ftl.needs_gc(die) {
-                // Clean one victim before programming more: its copies and erase come first.
+                // Clean one victim before programming more: its copies and erase come first (as
+                // clean_if_short, written out: `p` borrows the parameters here).
                 if self.ftl.collect_into(die, &mut self.gc_work) {
                     let d = &mut self.dies[die as usize];
                     d.gc_copies.extend(self.gc_work.copies.iter().copied());
-                    d.gc_erase_pending = true;
+                    d.gc_erases_pending += 1;
                     return self.kick(now_ns, die);
                 }
             }
