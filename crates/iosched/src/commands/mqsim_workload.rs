@@ -14,6 +14,7 @@ use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::mqsim_workload::{self, Address, FlowKind, Scenario};
 use iosched_workload::trace::{self, Format};
 use serde_json::json;
+use std::io::IsTerminal;
 use std::time::Instant;
 
 pub fn run(args: &SimArgs) -> Result<(), CliError> {
@@ -33,6 +34,11 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     for number in chosen {
         let scenario = &file.scenarios[number - 1];
         let started = Instant::now();
+        // Progress, for a person watching: building a drive can take a while (a large drive that MQSim's
+        // preconditioning asks to age takes tens of seconds), then the run.
+        if std::io::stderr().is_terminal() {
+            eprintln!("scenario {number} of {count}: building the drive, then running it");
+        }
         let Built { workload, device, warnings } = build(args, scenario)?;
         if !warned {
             for w in &warnings {
