@@ -71,16 +71,21 @@
 //! Bound: none (a weight-raised or higher-class queue may be served indefinitely before others).
 //! Cost: O(log N) per request in the number of busy queues (a B-WF2Q+ service tree per class, policies/wf2q.rs;
 //! an ordered map of requests per queue; a map of weights for the symmetry test).
+//!
+//! Files: this one schedules; bfq/queue.rs holds a queue's state, bfq/raising.rs the weight-raising heuristics
+//! (interactive, soft real-time, bursts).
 
 use super::flow_map::{priority_queue_key, FlowMap};
 use super::flow_queue::{self, FlowQueueOrder};
 use super::peak_rate::{self, PeakRate};
-use super::sorted_fifo::{in_arrival_order, Key, SortedFifo};
+use super::sorted_fifo::{in_arrival_order, Key};
 use super::wf2q::{self, ServiceTree};
 use crate::policy::{Dispatch, DispatchContext, Policy, StatValue, WaitBound};
 use crate::request::{IoClass, Request, LEVEL_MAX};
 use crate::tunable::{self, TunableError, TunableKind, TunableSpec};
 use crate::units::{NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+use queue::Queue;
+use raising::soft_rt_next_start_ns;
 use std::collections::BTreeMap;
 
 const TUNABLES: &[TunableSpec] = &[
@@ -176,77 +181,6 @@ enum Expiry {
     TooIdle,
     NoMoreRequests,
     Preempted,
-}
-
-/// Per-flow queue (BFQ's bfq_queue) with its scheduling entity.
-struct Queue {
-    flow: u32,
-    sync: bool,
-    class: IoClass,
-    level: u8,
-    requests: SortedFifo,
-    head_bytes: u64,
-    fifo_checked: bool,
-    /// Requests at the device.
-    dispatched: u32,
-    busy: bool,
-    /// The weight this queue counts with in the symmetry test: set while it is busy or has requests in flight
-    /// (BFQ keeps a queue in its weights tree until its last request completes).
-    counted_weight: Option<u64>,
-    /// Entity: virtual start and finish, and the weight it was activated with.
-    start_v: u128,
-    finish_v: u128,
-    entity_weight: u64,
-    /// Budget of the current or next turn, and the queue's budget from feedback.
-    entity_budget: u64,
-    max_budget: u64,
-    service: u64,
-    injected_service: u64,
-    slice_start_ns: u64,
-    budget_timeout_ns: u64,
-    /// Weight raising.
-    wr_coeff: u64,
-    wr_start_ns: u64,
-    /// None: raised before the first dispatch, its duration set then (see Bfq::wr_duration_ns).
-    wr_duration_ns: Option<u64>,
-    wr_service: u64,
-    last_empty_ns: Option<u64>,
-    last_backlogged_ns: u64,
-    service_from_backlogged: u64,
-    soft_rt_next_start_ns: u64,
-    /// The queue emptied with requests still in flight: its soft real-time next start is computed when the
-    /// last of them completes (BFQ's softrt_update flag).
-    soft_rt_update: bool,
-    in_large_burst: bool,
-    /// Seek history: one bit per request, set when it seeked more than 800 sectors (on flash: and was under 64
-    /// sectors); starts at 1, as in bfq_init_bfqq.
-    seek_history: u32,
-    last_end_bytes: u64,
-    last_active_ns: u64,
-    inject_limit: u32,
-    /// When injection for this queue may be tried again after it hurt, and the back-off doubling each time.
-    inject_retry_ns: u64,
-    inject_backoff_ns: u64,
-    baseline_service_ns: u64,
-    dispatched_with_injection: bool,
-}
-
-impl Queue {
-    fn seeky(&self) -> bool {
-        self.seek_history.count_ones() > SEEKY_REQUESTS
-    }
-
-    fn class_index(&self) -> usize {
-        self.class as usize
-    }
-}
-
-/// The earliest time at which a queue that has emptied may become busy again and count as soft real-time: its
-/// last busy period's service at the soft real-time rate, and at least slice_idle + 4 ms from now (BFQ's
-/// bfq_bfqq_softrt_next_start).
-fn soft_rt_next_start_ns(q: &Queue, now_ns: u64, slice_idle_ns: u64) -> u64 {
-    let by_rate = q.service_from_backlogged * NS_PER_S / WR_MAX_SOFTRT_SECTORS_PER_S;
-    (q.last_backlogged_ns + by_rate).max(now_ns + slice_idle_ns + 4 * NS_PER_MS)
 }
 
 /// The `flow` of a shared async queue: no flow's, so that weight.FLOW (a flow's sync queue) leaves it alone.
@@ -390,19 +324,6 @@ impl Bfq {
         (self.max_budget() / 32).max(1)
     }
 
-    /// bfq_wr_duration: the reference duration x reference rate / peak rate, within 3-25 s. None until the
-    /// first dispatch says what kind of device it is.
-    fn wr_duration_ns(&self) -> Option<u64> {
-        let p = self.peak_rate.as_ref()?;
-        let (duration, rate) = if p.rotational() {
-            (WR_REF_DURATION_ROTATIONAL_NS, peak_rate::REFERENCE_ROTATIONAL_SECTORS_PER_S)
-        } else {
-            (WR_REF_DURATION_NON_ROTATIONAL_NS, peak_rate::REFERENCE_NON_ROTATIONAL_SECTORS_PER_S)
-        };
-        let scaled = duration as u128 * rate as u128 / p.sectors_per_s().max(1) as u128;
-        Some((scaled as u64).clamp(3 * NS_PER_S, 25 * NS_PER_S))
-    }
-
     fn base_weight(&self, q: &Queue) -> u64 {
         match self.weights.get(&q.flow) {
             Some(&w) if w > 0 => w,
@@ -461,85 +382,12 @@ impl Bfq {
         }
     }
 
-    /// End weight raising that has run its course.
-    fn update_raising(&mut self, key: u64, now_ns: u64) {
-        let q = self.queues.get_mut(&key).expect("a known queue");
-        if q.wr_coeff == 1 {
-            return;
-        }
-        let interactive = q.wr_coeff == WR_COEFF_INTERACTIVE;
-        if q.in_large_burst
-            || q.wr_duration_ns.is_some_and(|d| now_ns >= q.wr_start_ns + d)
-            || (interactive && q.wr_service >= WR_MAX_INTERACTIVE_SECTORS)
-        {
-            q.wr_coeff = 1;
-            if q.busy {
-                // Its entity keeps the raised weight until it is next activated, as BFQ applies weight changes.
-                self.wr_busy -= 1;
-            }
-        }
-    }
-
     /// A new queue: note its creation for burst detection.
     fn create_queue(&mut self, key: u64, req: &Request, now_ns: u64) {
-        let in_burst = self.last_creation_ns.is_some_and(|t| now_ns <= t + BURST_INTERVAL_NS);
-        if !in_burst {
-            self.burst.clear();
-            self.burst_is_large = false;
-        }
-        self.last_creation_ns = Some(now_ns);
-        self.burst.push(key);
-        if self.burst.len() >= LARGE_BURST && !self.burst_is_large {
-            self.burst_is_large = true;
-            for k in std::mem::take(&mut self.burst) {
-                if let Some(q) = self.queues.get_mut(&k) {
-                    q.in_large_burst = true;
-                }
-            }
-        }
+        self.note_creation(key, now_ns);
         let max_budget = self.max_budget();
-        self.queues.insert(
-            key,
-            Queue {
-                flow: if req.sync { req.flow.0 } else { SHARED_QUEUE_FLOW },
-                sync: req.sync,
-                class: req.class,
-                level: req.level,
-                requests: SortedFifo::default(),
-                head_bytes: 0,
-                fifo_checked: false,
-                dispatched: 0,
-                busy: false,
-                counted_weight: None,
-                start_v: 0,
-                finish_v: 0,
-                entity_weight: 0,
-                entity_budget: 0,
-                max_budget: max_budget * 2 / 3,
-                service: 0,
-                injected_service: 0,
-                slice_start_ns: now_ns,
-                budget_timeout_ns: now_ns,
-                wr_coeff: 1,
-                wr_start_ns: 0,
-                wr_duration_ns: None,
-                wr_service: 0,
-                last_empty_ns: None,
-                last_backlogged_ns: now_ns,
-                service_from_backlogged: 0,
-                soft_rt_next_start_ns: u64::MAX,
-                soft_rt_update: false,
-                in_large_burst: self.burst_is_large,
-                seek_history: 1,
-                last_end_bytes: req.offset_bytes,
-                last_active_ns: now_ns,
-                inject_limit: 0,
-                inject_retry_ns: 0,
-                inject_backoff_ns: NS_PER_S,
-                baseline_service_ns: 0,
-                dispatched_with_injection: false,
-            },
-        );
+        let queue = Queue::new(req, now_ns, max_budget * 2 / 3, self.burst_is_large);
+        self.queues.insert(key, queue);
     }
 
     /// Put a queue with requests on its class's tree, starting at `start` (None: max(V, its last F)).
@@ -608,34 +456,8 @@ impl Bfq {
 
     /// A queue with no requests gets one: raising decisions, activation, preemption.
     fn on_becoming_busy(&mut self, key: u64, now_ns: u64) {
-        let low_latency = self.low_latency;
-        let wr_duration = self.wr_duration_ns();
-        // Only a queue of the default weight is raised, interactive or soft real-time: one with another weight
-        // (an ionice level other than 4, or a weight.FLOW other than 40) is taken to be controlled explicitly
-        // (bfq_bfqq_handle_idle_busy_switch's entity.new_weight == 40).
-        let default_weight = self.base_weight(&self.queues[&key]) == DEFAULT_WEIGHT;
+        self.raise_if_due(key, now_ns);
         let q = self.queues.get_mut(&key).expect("a known queue");
-        let idle_for_long = q.last_empty_ns.is_none_or(|t| now_ns >= t + WR_MIN_IDLE_NS);
-        if idle_for_long && q.last_empty_ns.is_some() {
-            q.in_large_burst = false;
-        }
-        if low_latency && q.sync && !q.in_large_burst && default_weight {
-            if idle_for_long {
-                if q.wr_coeff != WR_COEFF_INTERACTIVE {
-                    self.raised_interactive += 1;
-                }
-                q.wr_coeff = WR_COEFF_INTERACTIVE;
-                q.wr_start_ns = now_ns;
-                q.wr_duration_ns = wr_duration;
-                q.wr_service = 0;
-            } else if q.dispatched == 0 && now_ns >= q.soft_rt_next_start_ns && q.wr_coeff == 1 {
-                self.raised_soft_rt += 1;
-                q.wr_coeff = WR_COEFF_SOFT_RT;
-                q.wr_start_ns = now_ns;
-                q.wr_duration_ns = Some(WR_RT_MAX_NS);
-                q.wr_service = 0;
-            }
-        }
         q.last_backlogged_ns = now_ns;
         q.service_from_backlogged = 0;
         q.soft_rt_update = false;
@@ -1151,6 +973,9 @@ impl Policy for Bfq {
         ]
     }
 }
+
+mod queue;
+mod raising;
 
 #[cfg(test)]
 mod tests;
