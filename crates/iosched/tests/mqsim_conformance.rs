@@ -166,6 +166,11 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
 /// One MQSim scenario: a single synthetic flow of uniformly random writes of `size_sectors` at queue depth
 /// `depth`, for 10 s, over a drive `occupancy` percent full.
 fn random_write_scenario(size_sectors: u32, depth: u32, occupancy: u32) -> String {
+    random_scenario(0, size_sectors, depth, occupancy)
+}
+
+/// The same with `read_percent` of the requests reads.
+fn random_scenario(read_percent: u32, size_sectors: u32, depth: u32, occupancy: u32) -> String {
     format!(
         "\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n\
          \t\t\t<Priority_Class>HIGH</Priority_Class>\n\
@@ -175,7 +180,7 @@ fn random_write_scenario(size_sectors: u32, depth: u32, occupancy: u32) -> Strin
          \t\t\t<Initial_Occupancy_Percentage>{occupancy}</Initial_Occupancy_Percentage>\n\
          \t\t\t<Working_Set_Percentage>100</Working_Set_Percentage>\n\
          \t\t\t<Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\n\
-         \t\t\t<Read_Percentage>0</Read_Percentage>\n\
+         \t\t\t<Read_Percentage>{read_percent}</Read_Percentage>\n\
          \t\t\t<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\n\
          \t\t\t<Percentage_of_Hot_Region>0</Percentage_of_Hot_Region>\n\
          \t\t\t<Generated_Aligned_Addresses>true</Generated_Aligned_Addresses>\n\
@@ -267,4 +272,31 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
     for r in rows.iter().filter(|r| r["flow"].is_null()) {
         assert_eq!(r["flash"]["erases"][0], 0, "iosched cleaned: {}", r["flash"]);
     }
+}
+
+#[test]
+fn large_random_reads_at_depth_go_at_mqsims_pace() {
+    // MQSim's flash interface sends a chip its next command only once the channel is idle, read data waiting
+    // going first; before iosched's dies waited for that, 128 KiB random reads at depth 32 went 40 % faster than
+    // in MQSim (its channels' limit against MQSim's half of it) and 1 MiB at depth 1 27 % faster. Reads over MQSim's
+    // drive scaled down as in the test above (nothing written before the run: a first read maps the page).
+    let Some(mqsim) = mqsim() else { return };
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-large-reads");
+    std::fs::create_dir_all(&folder).unwrap();
+    let workload = folder.join("workload.xml");
+    let scenarios = random_scenario(100, 256, 32, 95) + &random_scenario(100, 2048, 1, 95);
+    std::fs::write(
+        &workload,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
+        ),
+    )
+    .unwrap();
+    let rows = conformance_rows(
+        &mqsim,
+        &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
+    );
+    let (failures, flows) = outside_bounds(&rows);
+    assert_eq!(flows, 2);
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -52,6 +52,8 @@ enum Event {
     TrimDone(u32),
     /// The write cache's DRAM finished an access for this command.
     DramDone(u32),
+    /// The die's channel was to go idle now: the die may start a read it held back (`reads_wait_for_idle_channel`).
+    Retry(u32),
 }
 
 impl Packed for Event {
@@ -63,6 +65,7 @@ impl Packed for Event {
             Event::LinkDone(i) => (3, i),
             Event::TrimDone(i) => (4, i),
             Event::DramDone(i) => (5, i),
+            Event::Retry(i) => (6, i),
         }
     }
 
@@ -73,7 +76,8 @@ impl Packed for Event {
             2 => Event::Sensed(id),
             3 => Event::LinkDone(id),
             4 => Event::TrimDone(id),
-            _ => Event::DramDone(id),
+            5 => Event::DramDone(id),
+            _ => Event::Retry(id),
         }
     }
 }
@@ -153,6 +157,8 @@ struct Die {
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
     gc_erases_pending: u32,
+    /// A read held back until the channel goes idle, retried then (`reads_wait_for_idle_channel`).
+    retry_at_ns: Option<u64>,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
     /// Bytes a read in progress moves over the channel once sensed.
@@ -287,6 +293,7 @@ impl Ssd {
                 programs: VecDeque::new(),
                 gc_copies: VecDeque::new(),
                 gc_erases_pending: 0,
+                retry_at_ns: None,
                 programming: Vec::new(),
                 sensed_bytes: 0,
                 busy_ns: 0,
@@ -727,6 +734,10 @@ impl Ssd {
         match event {
             Event::CommandReady(slot) => self.command_ready(now_ns, slot),
             Event::DieDone(die) => self.die_done(now_ns, die),
+            Event::Retry(die) => {
+                self.dies[die as usize].retry_at_ns = None;
+                self.kick(now_ns, die);
+            }
             Event::Sensed(die) => self.sensed(now_ns, die),
             Event::LinkDone(slot) => self.link_done(now_ns, slot),
             Event::DramDone(slot) => self.dram_done(now_ns, slot),

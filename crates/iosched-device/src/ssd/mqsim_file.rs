@@ -45,6 +45,13 @@
 //!   the threshold, so its ageing leaves each die at the threshold (starting under it would hold every write
 //!   until the reserve was back). Once cleaning bounds the writes the two agree on response time within 11 %
 //!   (test `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace`); iosched programs 16-22 % more.
+//! - Channels, as MQSim's flash interface arbitrates them (`conform=mqsim`): it sends a chip a command only
+//!   when the channel is idle, and serves every waiting data-out first, so a chip that has sent its data waits
+//!   while its channel's other chips send theirs, and large reads at depth reach about half the channels'
+//!   rate. iosched holds a die's next read of user data until its channel is idle (test
+//!   `large_random_reads_at_depth_go_at_mqsims_pace`); translation-page reads and programs are not held
+//!   (see `held_for_busy_channel`). `conform=refined` lets a die sense its next page while the channel moves
+//!   others' data, as a controller that queues commands does.
 //! - Translation write-back, as MQSim does it (`conform=mqsim`, the default for these files): MQSim's
 //!   transaction schedulers (all three) queue the program of a written-back translation page but never issue
 //!   it, so only the read that merges the page reaches flash, and the page then stays among its "departing"
@@ -287,6 +294,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
     params.read_entries_dirty = hold_written_back && !preconditioning;
     params.age_occupied = preconditioning;
+    params.reads_wait_for_idle_channel = hold_written_back;
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
     if !ignored.is_empty() {
         warnings.push(format!(
@@ -434,6 +442,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         mapping_read_bytes: SECTOR_BYTES,
         mapping_writeback_held: true,
         read_entries_dirty: false,
+        reads_wait_for_idle_channel: false,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;

@@ -123,6 +123,10 @@ pub struct SsdParams {
     /// a page at its die's write frontier that is then read from flash, so the entry the read brings into the
     /// mapping cache is dirty, a change to write back.
     pub read_entries_dirty: bool,
+    /// A die starts a read of user data only when its channel is idle, read data waiting on the channel going
+    /// first, as MQSim's flash interface issues commands (`conform=mqsim`); otherwise a die senses its next page
+    /// while the channel moves others' data.
+    pub reads_wait_for_idle_channel: bool,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
@@ -259,6 +263,7 @@ fn nvme() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         read_entries_dirty: false,
+        reads_wait_for_idle_channel: false,
         write_cache: None,
     }
 }
@@ -308,6 +313,7 @@ fn netflix() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         read_entries_dirty: false,
+        reads_wait_for_idle_channel: false,
         write_cache: None,
     }
 }
