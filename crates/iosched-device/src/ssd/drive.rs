@@ -52,8 +52,9 @@ enum Event {
     TrimDone(u32),
     /// The write cache's DRAM finished an access for this command.
     DramDone(u32),
-    /// The die's channel was to go idle now: the die may start a read it held back (`reads_wait_for_idle_channel`).
-    Retry(u32),
+    /// This channel was to go idle now: its dies may start the reads they held back
+    /// (`reads_wait_for_idle_channel`).
+    ChannelIdle(u32),
 }
 
 impl Packed for Event {
@@ -65,7 +66,7 @@ impl Packed for Event {
             Event::LinkDone(i) => (3, i),
             Event::TrimDone(i) => (4, i),
             Event::DramDone(i) => (5, i),
-            Event::Retry(i) => (6, i),
+            Event::ChannelIdle(i) => (6, i),
         }
     }
 
@@ -77,7 +78,7 @@ impl Packed for Event {
             3 => Event::LinkDone(id),
             4 => Event::TrimDone(id),
             5 => Event::DramDone(id),
-            _ => Event::Retry(id),
+            _ => Event::ChannelIdle(id),
         }
     }
 }
@@ -157,8 +158,8 @@ struct Die {
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
     gc_erases_pending: u32,
-    /// A read held back until the channel goes idle, retried then (`reads_wait_for_idle_channel`).
-    retry_at_ns: Option<u64>,
+    /// Holds a read back until its channel goes idle (`reads_wait_for_idle_channel`).
+    waiting_for_channel: bool,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
     /// Bytes a read in progress moves over the channel once sensed.
@@ -192,6 +193,9 @@ pub struct Ssd {
     ftl: Ftl,
     dies: Vec<Die>,
     channel_free_ns: Vec<u64>,
+    /// Per channel: the dies holding a read back until it goes idle, and when it is next looked at.
+    channel_waiters: Vec<Vec<u32>>,
+    channel_check_ns: Vec<Option<u64>>,
     link_free_ns: u64,
     events: EventQueue<Event>,
     slots: Vec<Option<Command>>,
@@ -293,7 +297,7 @@ impl Ssd {
                 programs: VecDeque::new(),
                 gc_copies: VecDeque::new(),
                 gc_erases_pending: 0,
-                retry_at_ns: None,
+                waiting_for_channel: false,
                 programming: Vec::new(),
                 sensed_bytes: 0,
                 busy_ns: 0,
@@ -301,6 +305,8 @@ impl Ssd {
             .collect();
         Ok(Ssd {
             channel_free_ns: vec![0; p.channels as usize],
+            channel_waiters: vec![Vec::new(); p.channels as usize],
+            channel_check_ns: vec![None; p.channels as usize],
             buffer_capacity_bytes: p.write_buffer_bytes,
             mapping: (0..if p.cmt_entries > 0 { p.mapping_cache_parts.max(1) } else { 0 })
                 .map(|_| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held))
@@ -485,13 +491,14 @@ impl Ssd {
         match waiter {
             MappingWaiter::Read { slot, lpn, bytes } => {
                 // MQSim maps a page never written on its first read: a changed entry, and a page taken at its
-                // plane's frontier (page_read_ready takes it in the FTL).
-                let first_read = self.p.read_entries_dirty && self.ftl.lookup(lpn).is_none();
+                // plane's frontier (page_read_at takes it in the FTL).
+                let ppn = self.ftl.lookup(lpn);
+                let first_read = self.p.read_entries_dirty && ppn.is_none();
                 if first_read {
                     self.advance_plane_frontier(lpn);
                 }
                 self.cache_entry(now_ns, lpn, first_read);
-                self.page_read_ready(now_ns, slot, lpn, bytes);
+                self.page_read_at(now_ns, slot, lpn, bytes, ppn);
             }
             MappingWaiter::Program(pp) => self.queue_program(now_ns, pp),
         }
@@ -522,7 +529,13 @@ impl Ssd {
     /// but MQSim's drive without preconditioning (`read_entries_dirty`) maps such a page to one at its die's
     /// write frontier, unprogrammed, and reads flash there (its online_create_entry_for_reads).
     fn page_read_ready(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32) {
-        let ppn = match self.ftl.lookup(lpn) {
+        let ppn = self.ftl.lookup(lpn);
+        self.page_read_at(now_ns, slot, lpn, bytes, ppn);
+    }
+
+    /// page_read_ready with the page's mapping already looked up (`ppn`, None: never written).
+    fn page_read_at(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32, ppn: Option<Ppn>) {
+        let ppn = match ppn {
             Some(ppn) => ppn,
             None if self.p.read_entries_dirty => {
                 let ppn = self.ftl.map_unwritten(lpn);
@@ -734,10 +747,7 @@ impl Ssd {
         match event {
             Event::CommandReady(slot) => self.command_ready(now_ns, slot),
             Event::DieDone(die) => self.die_done(now_ns, die),
-            Event::Retry(die) => {
-                self.dies[die as usize].retry_at_ns = None;
-                self.kick(now_ns, die);
-            }
+            Event::ChannelIdle(ch) => self.channel_idle(now_ns, ch),
             Event::Sensed(die) => self.sensed(now_ns, die),
             Event::LinkDone(slot) => self.link_done(now_ns, slot),
             Event::DramDone(slot) => self.dram_done(now_ns, slot),

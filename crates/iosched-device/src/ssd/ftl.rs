@@ -113,9 +113,10 @@ pub struct Ftl {
     g: FtlGeometry,
     /// lpn -> ppn + 1.
     l2p: Vec<u32>,
-    /// While a fill holds most of the mapping and few pages have moved since, their entries live here rather
-    /// than in `l2p`: random writes over a large drive then touch a small map, not hundreds of MiB of table
-    /// (each first touch a page fault). Moved into `l2p` once they are more than a 32nd of it.
+    /// While few pages are mapped, or a fill holds most of the mapping and few pages have moved since, their
+    /// entries live here rather than in `l2p`: random writes over a large drive then touch a small map, not
+    /// hundreds of MiB of table (each first touch a page fault). Moved into `l2p` once they are more than a
+    /// 32nd of it.
     /// (Keys are u32: logical pages number fewer than physical, which `check` keeps under 2^32.)
     l2p_changes: Option<rustc_hash::FxHashMap<u32, u32>>,
     /// ppn -> lpn + 1 while the page is valid.
@@ -152,7 +153,9 @@ impl Ftl {
         Ok(Ftl {
             g,
             l2p: vec![0; g.logical_pages as usize],
-            l2p_changes: None,
+            // Sparse until a 32nd of the pages is mapped: a large drive that a run touches only in part (MQSim's
+            // drive without preconditioning) keeps a small map, not a table of hundreds of MiB touched at random.
+            l2p_changes: Some(rustc_hash::FxHashMap::default()),
             p2l: vec![0; g.physical_pages() as usize],
             valid: vec![0; blocks],
             written: vec![0; blocks],

@@ -49,23 +49,51 @@ impl Ssd {
     /// its channel, a retry then being scheduled for when the channel is to go idle. Translation-page reads and
     /// programs are not held: holding them too (MQSim holds every command) moved the tpcc trace from +2.5 % to
     /// +11.8 % of MQSim's response and a small drive's mapping reads from +8.7 % to +14.6 % (BENCHMARKS.md).
-    /// (A function of the fields it needs, so that `kick` can call it while it reads the parameters.)
-    fn held_for_busy_channel(
-        wait_for_idle: bool,
-        channel_free_ns: u64,
-        now_ns: u64,
-        d: &mut Die,
-        events: &mut EventQueue<Event>,
-        die: u32,
-    ) -> bool {
-        if !wait_for_idle || channel_free_ns <= now_ns {
+    fn held_for_busy_channel(&mut self, now_ns: u64, die: u32) -> bool {
+        let ch = self.channel_of(die);
+        let free_ns = self.channel_free_ns[ch];
+        if free_ns <= now_ns {
             return false;
         }
-        if d.retry_at_ns.is_none_or(|t| t > channel_free_ns) {
-            d.retry_at_ns = Some(channel_free_ns);
-            events.push(channel_free_ns, Event::Retry(die));
+        let d = &mut self.dies[die as usize];
+        if !d.waiting_for_channel {
+            d.waiting_for_channel = true;
+            self.channel_waiters[ch].push(die);
+        }
+        if self.channel_check_ns[ch].is_none_or(|t| t > free_ns) {
+            self.channel_check_ns[ch] = Some(free_ns);
+            self.schedule(free_ns, Event::ChannelIdle(ch as u32));
         }
         true
+    }
+
+    /// A channel's check is due: if it is idle, its waiting dies start (in the order they came); if transfers
+    /// were added meanwhile, look again when they end.
+    pub(super) fn channel_idle(&mut self, now_ns: u64, ch: u32) {
+        let c = ch as usize;
+        if self.channel_check_ns[c] != Some(now_ns) {
+            return; // superseded by an earlier check
+        }
+        self.channel_check_ns[c] = None;
+        let free_ns = self.channel_free_ns[c];
+        if free_ns > now_ns {
+            self.channel_check_ns[c] = Some(free_ns);
+            self.schedule(free_ns, Event::ChannelIdle(ch));
+            return;
+        }
+        let waiters = std::mem::take(&mut self.channel_waiters[c]);
+        for &die in &waiters {
+            self.dies[die as usize].waiting_for_channel = false;
+        }
+        for &die in &waiters {
+            self.kick(now_ns, die);
+        }
+        // Keep the allocation when nobody was queued meanwhile.
+        if self.channel_waiters[c].is_empty() {
+            let mut waiters = waiters;
+            waiters.clear();
+            self.channel_waiters[c] = waiters;
+        }
     }
 
     /// Start the die's next operation if it is idle.
@@ -86,14 +114,10 @@ impl Ssd {
             None
         };
         if let Some((op, bytes)) = read {
-            if Self::held_for_busy_channel(
-                p.reads_wait_for_idle_channel && matches!(op, DieOp::Read { .. }),
-                self.channel_free_ns[ch],
-                now_ns,
-                &mut self.dies[die as usize],
-                &mut self.events,
-                die,
-            ) {
+            if p.reads_wait_for_idle_channel
+                && matches!(op, DieOp::Read { .. })
+                && self.held_for_busy_channel(now_ns, die)
+            {
                 return;
             }
             match op {
@@ -103,7 +127,7 @@ impl Ssd {
             let d = &mut self.dies[die as usize];
             d.op = op;
             d.op_started_ns = now_ns;
-            d.op_end_ns = now_ns + p.read_ns;
+            d.op_end_ns = now_ns + self.p.read_ns;
             d.sensed_bytes = bytes;
             let at = d.op_end_ns;
             self.schedule(at, Event::Sensed(die));
