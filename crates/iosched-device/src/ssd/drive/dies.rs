@@ -46,9 +46,10 @@ impl Ssd {
     /// first (NVM_PHY_ONFI_NVDDR2 serves waiting read data before it signals the channel idle to the
     /// transaction scheduler), so a die done with its transfer waits while its channel's other dies send theirs.
     /// With `reads_wait_for_idle_channel` (conform=mqsim), for a read of user data: whether `die` must wait for
-    /// its channel, joining the channel's list of dies woken when it is to go idle (`channel_idle`). Translation-page reads and
-    /// programs are not held: holding them too (MQSim holds every command) moved the tpcc trace from +2.5 % to
-    /// +11.8 % of MQSim's response and a small drive's mapping reads from +8.7 % to +14.6 % (BENCHMARKS.md).
+    /// its channel, joining the channel's list of dies woken when it is to go idle (`channel_idle`).
+    /// Translation-page reads and programs are not held: holding them too (MQSim holds every command) moved the
+    /// tpcc trace from +2.5 % to +11.8 % of MQSim's response and a small drive's mapping reads from +8.7 % to
+    /// +14.6 % (BENCHMARKS.md).
     fn held_for_busy_channel(&mut self, now_ns: u64, die: u32) -> bool {
         let ch = self.channel_of(die);
         let free_ns = self.channel_free_ns[ch];
