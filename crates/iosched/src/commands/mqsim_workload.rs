@@ -1,5 +1,6 @@
-//! `iosched sim --mqsim-workload workload.xml`: MQSim's scenarios, each on a fresh drive filled to its flows'
-//! occupancy, with results per flow as MQSim reports them (requests, mean device response time, IOPS) and the
+//! `iosched sim --mqsim-workload workload.xml`: MQSim's scenarios, each on a fresh drive holding its flows'
+//! occupancy as the device file's preconditioning says (ssd/mqsim_file.rs: none written, written, or written
+//! and aged), with results per flow as MQSim reports them (requests, mean device response time, IOPS) and the
 //! drive's flash command counts (reads, programs, erases, mapping reads and programs).
 
 use super::policy_with;
@@ -190,7 +191,8 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
 }
 
 /// The scenario's workload and its device: the flows split the logical space into equal ranges in order, each
-/// range filled to its flow's occupancy first.
+/// range holding its flow's occupancy (written first unless the drive, as MQSim's without preconditioning,
+/// maps pages only when the run writes or reads them).
 fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     let n = scenario.flows.len() as f64;
     // A device file that asks for preconditioning ages each flow's range as that flow's writes would: MQSim
