@@ -222,28 +222,14 @@ fn dbload_says_whether_the_seed_order_holds() {
 /// from an exported copy whose experiment.toml names it.
 #[test]
 fn dbload_keeps_the_seed_order_on_most_seeds() {
-    let dir = temp_dir("dbload-seeds");
-    let out = iosched(&["experiment", "dbload", "--export", dir.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let toml = dir.join("experiment.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    assert!(text.lines().any(|l| l.starts_with("seed = ")), "dbload's experiment.toml names its seed");
     let mut holds = Vec::new();
     for seed in 1..=5 {
-        let seeded: String = text
-            .lines()
-            .map(|l| if l.starts_with("seed = ") { format!("seed = {seed}\n") } else { format!("{l}\n") })
-            .collect();
-        std::fs::write(&toml, seeded).unwrap();
-        let out = iosched(&["experiment", dir.to_str().unwrap(), "--json", "--policies", "cfq,as,deadline"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = run_changed("dbload", "experiment.toml", "seed", &seed.to_string(), "cfq,as,deadline");
         let load = |p: &str| num(result(&v, p, "case", "import"), "load_s");
         let (cfq, as_, deadline) = (load("cfq"), load("as"), load("deadline"));
         eprintln!("seed {seed}: cfq {cfq:.1} s, as {as_:.1} s, deadline {deadline:.1} s");
         holds.push(cfq < as_ && as_ < deadline);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(holds.iter().filter(|h| **h).count() >= 3, "the seed's order held on seeds {holds:?}");
 }
 
@@ -495,18 +481,18 @@ fn every_experiments_report_tells_its_story_in_headless_chromium() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// An exported copy of a built-in experiment with one line of one job file changed, run for `policies`.
+/// An exported copy of a built-in experiment with one line of one file changed (a job file's `key=value`, or
+/// experiment.toml's `key = value`), run for `policies`.
 fn run_changed(name: &str, file: &str, key: &str, value: &str, policies: &str) -> Value {
     let dir = temp_dir(&format!("sweep-{name}-{key}-{value}"));
     let out = iosched(&["experiment", name, "--export", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let path = dir.join(file);
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.lines().any(|l| l.starts_with(&format!("{key}="))), "{file} sets {key}");
-    let changed: String = text
-        .lines()
-        .map(|l| if l.starts_with(&format!("{key}=")) { format!("{key}={value}\n") } else { format!("{l}\n") })
-        .collect();
+    let sets = |l: &str| l.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='));
+    assert!(text.lines().any(sets), "{file} sets {key}");
+    let changed: String =
+        text.lines().map(|l| if sets(l) { format!("{key}={value}\n") } else { format!("{l}\n") }).collect();
     std::fs::write(&path, changed).unwrap();
     let out = iosched(&["experiment", dir.to_str().unwrap(), "--json", "--policies", policies]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

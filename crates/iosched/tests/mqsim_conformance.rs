@@ -163,13 +163,21 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// One MQSim scenario: a single synthetic flow of uniformly random writes of `size_sectors` at queue depth
-/// `depth`, for 10 s, over a drive `occupancy` percent full.
-fn random_write_scenario(size_sectors: u32, depth: u32, occupancy: u32) -> String {
-    random_scenario(0, size_sectors, depth, occupancy)
+/// A workload file of `scenarios` (random_scenario's), written into this test's scratch folder `name`.
+fn workload_file(name: &str, scenarios: &[String]) -> PathBuf {
+    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    let workload = folder.join("workload.xml");
+    let text = format!(
+        "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{}</MQSim_IO_Scenarios>\n",
+        scenarios.concat()
+    );
+    std::fs::write(&workload, text).unwrap();
+    workload
 }
 
-/// The same with `read_percent` of the requests reads.
+/// One MQSim scenario: a single synthetic flow of uniformly random requests of `size_sectors`, `read_percent`
+/// of them reads, at queue depth `depth`, for 10 s, over a drive `occupancy` percent full.
 fn random_scenario(read_percent: u32, size_sectors: u32, depth: u32, occupancy: u32) -> String {
     format!(
         "\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n\
@@ -204,17 +212,7 @@ fn on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace() {
     // Held to issue 27's response bound. The flash counts are not held yet: iosched programs 16-22 % more pages
     // than MQSim in these runs (BENCHMARKS.md, "Cleaning against MQSim").
     let Some(mqsim) = mqsim() else { return };
-    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-aged");
-    std::fs::create_dir_all(&folder).unwrap();
-    let workload = folder.join("workload.xml");
-    let scenarios = random_write_scenario(256, 1, 95) + &random_write_scenario(256, 32, 95);
-    std::fs::write(
-        &workload,
-        format!(
-            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
-        ),
-    )
-    .unwrap();
+    let workload = workload_file("mqsim-aged", &[random_scenario(0, 256, 1, 95), random_scenario(0, 256, 32, 95)]);
     let rows = conformance_rows(
         &mqsim,
         &[
@@ -251,17 +249,8 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
     // had filled the flows' occupancy (95 %) first, so it cleaned where MQSim did not (287 and 672 erases) and
     // answered 73 % and 64 % slower. Held to issue 27's bounds, flash counts included.
     let Some(mqsim) = mqsim() else { return };
-    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-unconditioned");
-    std::fs::create_dir_all(&folder).unwrap();
-    let workload = folder.join("workload.xml");
-    let scenarios = random_write_scenario(256, 1, 95) + &random_write_scenario(2048, 1, 95);
-    std::fs::write(
-        &workload,
-        format!(
-            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
-        ),
-    )
-    .unwrap();
+    let workload =
+        workload_file("mqsim-unconditioned", &[random_scenario(0, 256, 1, 95), random_scenario(0, 2048, 1, 95)]);
     let rows = conformance_rows(
         &mqsim,
         &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
@@ -281,17 +270,8 @@ fn large_random_reads_at_depth_go_at_mqsims_pace() {
     // in MQSim (its channels' limit against MQSim's half of it) and 1 MiB at depth 1 27 % faster. Reads over MQSim's
     // drive scaled down as in the test above (nothing written before the run: a first read maps the page).
     let Some(mqsim) = mqsim() else { return };
-    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mqsim-large-reads");
-    std::fs::create_dir_all(&folder).unwrap();
-    let workload = folder.join("workload.xml");
-    let scenarios = random_scenario(100, 256, 32, 95) + &random_scenario(100, 2048, 1, 95);
-    std::fs::write(
-        &workload,
-        format!(
-            "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{scenarios}</MQSim_IO_Scenarios>\n"
-        ),
-    )
-    .unwrap();
+    let workload =
+        workload_file("mqsim-large-reads", &[random_scenario(100, 256, 32, 95), random_scenario(100, 2048, 1, 95)]);
     let rows = conformance_rows(
         &mqsim,
         &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
