@@ -270,7 +270,7 @@ impl Ssd {
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
         // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
-        if !p.occupied_pages.is_empty() && !p.read_entries_dirty {
+        if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
             let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
             ftl.fill_ranges(&ranges);
             if p.age_occupied {
@@ -385,7 +385,8 @@ impl Ssd {
                     if let Some(Some(at)) = cached {
                         self.schedule(at, Event::DramDone(slot));
                     } else if self.mapped_entry_cached(lpn) {
-                        self.page_read_ready(now_ns, slot, lpn, bytes);
+                        let ppn = self.ftl.lookup(lpn);
+                        self.page_read_at(now_ns, slot, lpn, bytes, ppn);
                     } else {
                         self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
                     }
@@ -493,7 +494,7 @@ impl Ssd {
                 // MQSim maps a page never written on its first read: a changed entry, and a page taken at its
                 // plane's frontier (page_read_at takes it in the FTL).
                 let ppn = self.ftl.lookup(lpn);
-                let first_read = self.p.read_entries_dirty && ppn.is_none();
+                let first_read = self.p.maps_on_first_read && ppn.is_none();
                 if first_read {
                     self.advance_plane_frontier(lpn);
                 }
@@ -526,20 +527,16 @@ impl Ssd {
     }
 
     /// A read's page whose mapping is known: read it from its die, or (never written) it costs no flash time;
-    /// but MQSim's drive without preconditioning (`read_entries_dirty`) maps such a page to one at its die's
+    /// but MQSim's drive without preconditioning (`maps_on_first_read`) maps such a page to one at its die's
     /// write frontier, unprogrammed, and reads flash there (its online_create_entry_for_reads).
-    fn page_read_ready(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32) {
-        let ppn = self.ftl.lookup(lpn);
-        self.page_read_at(now_ns, slot, lpn, bytes, ppn);
-    }
-
-    /// page_read_ready with the page's mapping already looked up (`ppn`, None: never written).
+    /// `ppn` is the page's mapping, looked up by the caller (None: never written).
     fn page_read_at(&mut self, now_ns: u64, slot: u32, lpn: u64, bytes: u32, ppn: Option<Ppn>) {
         let ppn = match ppn {
             Some(ppn) => ppn,
-            None if self.p.read_entries_dirty => {
+            None if self.p.maps_on_first_read => {
                 let ppn = self.ftl.map_unwritten(lpn);
-                self.clean_if_short(self.ftl.die_of_ppn(ppn));
+                let die = self.ftl.die_of_ppn(ppn);
+                Self::clean_if_short(&mut self.ftl, &mut self.gc_work, &mut self.dies[die as usize], die);
                 ppn
             }
             None => {

@@ -292,7 +292,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     // MQSim without preconditioning maps a page on its first read (a change to write back); iosched's drive
     // holds the data already, but follows MQSim's bookkeeping unless asked for the refined model.
     let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
-    params.read_entries_dirty = hold_written_back && !preconditioning;
+    params.maps_on_first_read = hold_written_back && !preconditioning;
     params.age_occupied = preconditioning;
     params.reads_wait_for_idle_channel = hold_written_back;
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
@@ -441,7 +441,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         translation_entries_per_page: (page_bytes / gtd_entry_bytes).max(1),
         mapping_read_bytes: SECTOR_BYTES,
         mapping_writeback_held: true,
-        read_entries_dirty: false,
+        maps_on_first_read: false,
         reads_wait_for_idle_channel: false,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };

@@ -122,7 +122,7 @@ pub struct SsdParams {
     /// written before the run (`occupied_pages` are not filled), and a read of a page never written maps it, to
     /// a page at its die's write frontier that is then read from flash, so the entry the read brings into the
     /// mapping cache is dirty, a change to write back.
-    pub read_entries_dirty: bool,
+    pub maps_on_first_read: bool,
     /// A die starts a read of user data only when its channel is idle, read data waiting on the channel going
     /// first, as MQSim's flash interface issues commands (`conform=mqsim`); otherwise a die senses its next page
     /// while the channel moves others' data.
@@ -262,7 +262,7 @@ fn nvme() -> SsdParams {
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
-        read_entries_dirty: false,
+        maps_on_first_read: false,
         reads_wait_for_idle_channel: false,
         write_cache: None,
     }
@@ -312,7 +312,7 @@ fn netflix() -> SsdParams {
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
-        read_entries_dirty: false,
+        maps_on_first_read: false,
         reads_wait_for_idle_channel: false,
         write_cache: None,
     }

@@ -31,13 +31,13 @@ impl Ssd {
     }
 
     /// If `die` is under its free-block threshold, take a victim now (the FTL moves its pages at once) and
-    /// queue the copies and the erase the die then spends its time on; whether it did.
-    pub(super) fn clean_if_short(&mut self, die: u32) -> bool {
-        if !self.ftl.needs_gc(die) || !self.ftl.collect_into(die, &mut self.gc_work) {
+    /// queue on `d` the copies and the erase the die then spends its time on; whether it did. (A function of
+    /// the fields it needs, so that `kick` can call it while it reads the parameters.)
+    pub(super) fn clean_if_short(ftl: &mut Ftl, work: &mut GcWork, d: &mut Die, die: u32) -> bool {
+        if !ftl.needs_gc(die) || !ftl.collect_into(die, work) {
             return false;
         }
-        let d = &mut self.dies[die as usize];
-        d.gc_copies.extend(self.gc_work.copies.iter().copied());
+        d.gc_copies.extend(work.copies.iter().copied());
         d.gc_erases_pending += 1;
         true
     }
@@ -86,14 +86,8 @@ impl Ssd {
         for &die in &waiters {
             self.dies[die as usize].waiting_for_channel = false;
         }
-        for &die in &waiters {
+        for die in waiters {
             self.kick(now_ns, die);
-        }
-        // Keep the allocation when nobody was queued meanwhile.
-        if self.channel_waiters[c].is_empty() {
-            let mut waiters = waiters;
-            waiters.clear();
-            self.channel_waiters[c] = waiters;
         }
     }
 
@@ -149,15 +143,9 @@ impl Ssd {
             self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
             (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
-            if self.ftl.needs_gc(die) {
-                // Clean one victim before programming more: its copies and erase come first (as
-                // clean_if_short, written out: `p` borrows the parameters here).
-                if self.ftl.collect_into(die, &mut self.gc_work) {
-                    let d = &mut self.dies[die as usize];
-                    d.gc_copies.extend(self.gc_work.copies.iter().copied());
-                    d.gc_erases_pending += 1;
-                    return self.kick(now_ns, die);
-                }
+            // Clean one victim before programming more: its copies and erase come first.
+            if Self::clean_if_short(&mut self.ftl, &mut self.gc_work, &mut self.dies[die as usize], die) {
+                return self.kick(now_ns, die);
             }
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
