@@ -15,7 +15,13 @@ issue 27 asks about.
 With --jobs N, N scenarios (of any device file) run at once: each process's CPU time is still its own, but runs
 beside each other slow each other (MQSim's system time most), so take CPU figures with --jobs 1.
 
-Usage: scripts/mqsim-conformance.py [--mqsim BIN] [--iosched BIN] [--workload workload.xml]
+With --random READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS] (repeatable) the workload is generated instead, one
+scenario per --random: a single synthetic flow of uniformly random requests of SECTORS (512 bytes each), READ%
+of them reads, at queue depth DEPTH, over a drive OCCUPANCY% full, for SECONDS (default 10), on every channel,
+chip, die and plane of the device file. The inputs BENCHMARKS.md ("Cleaning against MQSim") and the tests
+compare on are made this way.
+
+Usage: scripts/mqsim-conformance.py [--mqsim BIN] [--iosched BIN] [--workload workload.xml | --random SPEC...]
            [--config ssdconfig.xml] [--set Tag=value,...]... [--scenario N]... [--repeat N] [--jobs N] [--json]
 MQSim is built from ../shared/peers with its build.sh when --mqsim is not given.
 """
@@ -106,6 +112,49 @@ def mqsim_results(folder):
     return flows, {"reads": reads, "programs": programs, "erases": erases}
 
 
+def random_workload(specs, config, path):
+    """Write a workload of one synthetic random flow per spec (READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS]) to path;
+    an error naming the spec when it is not that."""
+    root = ET.parse(config).getroot()
+
+    def count(tag):
+        node = root.find(f".//{tag}")
+        if node is None or not (node.text or "").strip().isdigit():
+            sys.exit(f"{config}: expected an integer {tag}")
+        return int(node.text)
+
+    ids = {tag: ",".join(str(i) for i in range(count(n))) for tag, n in [
+        ("Channel_IDs", "Flash_Channel_Count"), ("Chip_IDs", "Chip_No_Per_Channel"),
+        ("Die_IDs", "Die_No_Per_Chip"), ("Plane_IDs", "Plane_No_Per_Die")]}
+    scenarios = []
+    for spec in specs:
+        parts = spec.split(",")
+        try:
+            values = [int(x) for x in parts]
+        except ValueError:
+            values = []
+        if len(values) not in (4, 5) or not (0 <= values[0] <= 100 and values[1] > 0 and values[2] > 0
+                                             and 0 <= values[3] <= 100 and (len(values) == 4 or values[4] > 0)):
+            sys.exit(f"--random {spec}: expected READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS] (integers: 0-100, >0, "
+                     f">0, 0-100, >0)")
+        read, sectors, depth, occupancy = values[:4]
+        seconds = values[4] if len(values) == 5 else 10
+        fields = [("Priority_Class", "HIGH"), ("Device_Level_Data_Caching_Mode", "WRITE_CACHE"), *ids.items(),
+                  ("Initial_Occupancy_Percentage", occupancy), ("Working_Set_Percentage", 100),
+                  ("Synthetic_Generator_Type", "QUEUE_DEPTH"), ("Read_Percentage", read),
+                  ("Address_Distribution", "RANDOM_UNIFORM"), ("Percentage_of_Hot_Region", 0),
+                  ("Generated_Aligned_Addresses", "true"), ("Address_Alignment_Unit", 16),
+                  ("Request_Size_Distribution", "FIXED"), ("Average_Request_Size", sectors),
+                  ("Variance_Request_Size", 0), ("Seed", 798), ("Average_No_of_Reqs_in_Queue", depth),
+                  ("Intensity", 32768), ("Stop_Time", seconds * 10**9), ("Total_Requests_To_Generate", 0)]
+        flow = "".join(f"\t\t\t<{k}>{v}</{k}>\n" for k, v in fields)
+        scenarios.append(f"\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n{flow}"
+                         "\t\t</IO_Flow_Parameter_Set_Synthetic>\n\t</IO_Scenario>\n")
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios>\n' + "".join(scenarios)
+                + "</MQSim_IO_Scenarios>\n")
+
+
 def off(ours, theirs):
     if theirs == 0:
         return 0.0 if ours == 0 else float("inf")
@@ -119,6 +168,8 @@ def main():
     ap.add_argument("--workload", default=os.path.join(PEERS, "mqsim", "workload.xml"))
     ap.add_argument("--config", default=os.path.join(PEERS, "mqsim", "ssdconfig.xml"))
     ap.add_argument("--set", action="append", default=[], help="a device variant: Tag=value[,Tag=value...]")
+    ap.add_argument("--random", action="append", default=[],
+                    help="a generated scenario in place of --workload: READ%%,SECTORS,DEPTH,OCCUPANCY%%[,SECONDS]")
     ap.add_argument("--scenario", action="append", type=int, default=[])
     ap.add_argument("--repeat", type=int, default=1, help="runs of each simulator per scenario (CPU: medians)")
     ap.add_argument("--jobs", type=int, default=1, help="scenarios run at once (for CPU figures, keep 1)")
@@ -128,6 +179,11 @@ def main():
         ap.error("--repeat: expected at least 1")
     if a.jobs < 1:
         ap.error("--jobs: expected at least 1")
+    generated = None
+    if a.random:
+        generated = tempfile.TemporaryDirectory(prefix="mqsim-conf-workload-")
+        a.workload = os.path.join(generated.name, "workload.xml")
+        random_workload(a.random, a.config, a.workload)
     mqsim = a.mqsim or build_mqsim()
     variants = [[tuple(kv.split("=", 1)) for kv in s.split(",")] for s in a.set] or [[]]
     rows = []

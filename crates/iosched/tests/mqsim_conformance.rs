@@ -163,46 +163,6 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// A workload file of `scenarios` (random_scenario's), written into this test's scratch folder `name`.
-fn workload_file(name: &str, scenarios: &[String]) -> PathBuf {
-    let folder = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    let workload = folder.join("workload.xml");
-    let text = format!(
-        "<?xml version=\"1.0\" encoding=\"us-ascii\"?>\n<MQSim_IO_Scenarios>\n{}</MQSim_IO_Scenarios>\n",
-        scenarios.concat()
-    );
-    std::fs::write(&workload, text).unwrap();
-    workload
-}
-
-/// One MQSim scenario: a single synthetic flow of uniformly random requests of `size_sectors`, `read_percent`
-/// of them reads, at queue depth `depth`, for 10 s, over a drive `occupancy` percent full.
-fn random_scenario(read_percent: u32, size_sectors: u32, depth: u32, occupancy: u32) -> String {
-    format!(
-        "\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n\
-         \t\t\t<Priority_Class>HIGH</Priority_Class>\n\
-         \t\t\t<Device_Level_Data_Caching_Mode>WRITE_CACHE</Device_Level_Data_Caching_Mode>\n\
-         \t\t\t<Channel_IDs>0,1,2,3,4,5,6,7</Channel_IDs>\n\t\t\t<Chip_IDs>0,1,2,3</Chip_IDs>\n\
-         \t\t\t<Die_IDs>0,1</Die_IDs>\n\t\t\t<Plane_IDs>0,1</Plane_IDs>\n\
-         \t\t\t<Initial_Occupancy_Percentage>{occupancy}</Initial_Occupancy_Percentage>\n\
-         \t\t\t<Working_Set_Percentage>100</Working_Set_Percentage>\n\
-         \t\t\t<Synthetic_Generator_Type>QUEUE_DEPTH</Synthetic_Generator_Type>\n\
-         \t\t\t<Read_Percentage>{read_percent}</Read_Percentage>\n\
-         \t\t\t<Address_Distribution>RANDOM_UNIFORM</Address_Distribution>\n\
-         \t\t\t<Percentage_of_Hot_Region>0</Percentage_of_Hot_Region>\n\
-         \t\t\t<Generated_Aligned_Addresses>true</Generated_Aligned_Addresses>\n\
-         \t\t\t<Address_Alignment_Unit>16</Address_Alignment_Unit>\n\
-         \t\t\t<Request_Size_Distribution>FIXED</Request_Size_Distribution>\n\
-         \t\t\t<Average_Request_Size>{size_sectors}</Average_Request_Size>\n\
-         \t\t\t<Variance_Request_Size>0</Variance_Request_Size>\n\t\t\t<Seed>798</Seed>\n\
-         \t\t\t<Average_No_of_Reqs_in_Queue>{depth}</Average_No_of_Reqs_in_Queue>\n\
-         \t\t\t<Intensity>32768</Intensity>\n\t\t\t<Stop_Time>10000000000</Stop_Time>\n\
-         \t\t\t<Total_Requests_To_Generate>0</Total_Requests_To_Generate>\n\
-         \t\t</IO_Flow_Parameter_Set_Synthetic>\n\t</IO_Scenario>\n"
-    )
-}
-
 #[test]
 fn on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace() {
     // MQSim's drive scaled down to 256 blocks a plane (64 GiB) with 12 % over-provisioning and its
@@ -212,12 +172,13 @@ fn on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace() {
     // Held to issue 27's response bound. The flash counts are not held yet: iosched programs 16-22 % more pages
     // than MQSim in these runs (BENCHMARKS.md, "Cleaning against MQSim").
     let Some(mqsim) = mqsim() else { return };
-    let workload = workload_file("mqsim-aged", &[random_scenario(0, 256, 1, 95), random_scenario(0, 256, 32, 95)]);
     let rows = conformance_rows(
         &mqsim,
         &[
-            "--workload",
-            workload.to_str().unwrap(),
+            "--random",
+            "0,256,1,95",
+            "--random",
+            "0,256,32,95",
             "--set",
             "Block_No_Per_Plane=256,Overprovisioning_Ratio=0.12,Enabled_Preconditioning=true",
             "--jobs",
@@ -249,11 +210,16 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
     // had filled the flows' occupancy (95 %) first, so it cleaned where MQSim did not (287 and 672 erases) and
     // answered 73 % and 64 % slower. Held to issue 27's bounds, flash counts included.
     let Some(mqsim) = mqsim() else { return };
-    let workload =
-        workload_file("mqsim-unconditioned", &[random_scenario(0, 256, 1, 95), random_scenario(0, 2048, 1, 95)]);
     let rows = conformance_rows(
         &mqsim,
-        &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
+        &[
+            "--random",
+            "0,256,1,95",
+            "--random",
+            "0,2048,1,95",
+            "--set",
+            "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12",
+        ],
     );
     let (failures, flows) = outside_bounds(&rows);
     assert_eq!(flows, 2);
@@ -270,11 +236,16 @@ fn large_random_reads_at_depth_go_at_mqsims_pace() {
     // in MQSim (its channels' limit against MQSim's half of it) and 1 MiB at depth 1 27 % faster. Reads over MQSim's
     // drive scaled down as in the test above (nothing written before the run: a first read maps the page).
     let Some(mqsim) = mqsim() else { return };
-    let workload =
-        workload_file("mqsim-large-reads", &[random_scenario(100, 256, 32, 95), random_scenario(100, 2048, 1, 95)]);
     let rows = conformance_rows(
         &mqsim,
-        &["--workload", workload.to_str().unwrap(), "--set", "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12"],
+        &[
+            "--random",
+            "100,256,32,95",
+            "--random",
+            "100,2048,1,95",
+            "--set",
+            "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12",
+        ],
     );
     let (failures, flows) = outside_bounds(&rows);
     assert_eq!(flows, 2);
