@@ -53,7 +53,7 @@ enum Event {
     /// The write cache's DRAM finished an access for this command.
     DramDone(u32),
     /// This channel was to go idle now: its dies may start the reads they held back
-    /// (`reads_wait_for_idle_channel`).
+    /// (`commands_wait_for_idle_channel`).
     ChannelIdle(u32),
 }
 
@@ -125,6 +125,8 @@ struct PendingProgram {
     bytes: u32,
     /// The write waiting for this page when there is no write buffer.
     slot: Option<u32>,
+    /// When the program was queued for its die (for the mean program turnaround).
+    queued_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,16 +151,16 @@ struct Die {
     op: DieOp,
     op_started_ns: u64,
     op_end_ns: u64,
-    /// Page reads: the command, the page, the bytes the command wants from it.
-    reads: VecDeque<(u32, Ppn, u32)>,
-    urgent_reads: VecDeque<(u32, Ppn, u32)>,
+    /// Page reads: the command, the page, the bytes the command wants from it, when it was queued.
+    reads: VecDeque<(u32, Ppn, u32, u64)>,
+    urgent_reads: VecDeque<(u32, Ppn, u32, u64)>,
     mapping_reads: VecDeque<u64>,
     mapping_programs: u32,
     programs: VecDeque<PendingProgram>,
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
     gc_erases_pending: u32,
-    /// Holds a read back until its channel goes idle (`reads_wait_for_idle_channel`).
+    /// Waits for its channel to go idle before its next command (`commands_wait_for_idle_channel`).
     waiting_for_channel: bool,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
@@ -178,7 +180,17 @@ struct SsdStats {
     flash_page_reads: u64,
     mapping_reads: u64,
     mapping_programs: u64,
+    /// Translation pages written back (each with a read to merge it; programmed only without
+    /// `mapping_writeback_held`): MQSim's Issued_Flash_Program_CMD_For_Mapping, which counts them queued.
+    mapping_writebacks: u64,
     multi_page_programs: u64,
+    /// Page reads of user data and page programs (user and translation data, not cleaning), with the sums of
+    /// their turnarounds: from being queued for the die to the read's data out or the program's end (MQSim's
+    /// Average_*_Transaction_Turnaround_Time).
+    read_transactions: u64,
+    read_turnaround_ns: u64,
+    program_transactions: u64,
+    program_turnaround_ns: u64,
 }
 
 /// What waits for a translation page to arrive from flash.
@@ -193,8 +205,15 @@ pub struct Ssd {
     ftl: Ftl,
     dies: Vec<Die>,
     channel_free_ns: Vec<u64>,
-    /// Per channel: the dies holding a read back until it goes idle, and when it is next looked at.
-    channel_waiters: Vec<Vec<u32>>,
+    /// Per channel (`commands_wait_for_idle_channel`): how many dies wait for it to go idle, when it is next
+    /// looked at, and which of its dies the next idle moment is offered to first.
+    channel_waiters: Vec<u32>,
+    channel_turn: Vec<u32>,
+    /// A channel's idle moment is being offered to its waiting dies (`channel_idle`).
+    arbitrating: bool,
+    /// Per channel: dies whose sensed data waits for it, translation pages and user data.
+    mapping_data_out: Vec<VecDeque<u32>>,
+    user_data_out: Vec<VecDeque<u32>>,
     channel_check_ns: Vec<Option<u64>>,
     link_free_ns: u64,
     events: EventQueue<Event>,
@@ -305,7 +324,11 @@ impl Ssd {
             .collect();
         Ok(Ssd {
             channel_free_ns: vec![0; p.channels as usize],
-            channel_waiters: vec![Vec::new(); p.channels as usize],
+            channel_waiters: vec![0; p.channels as usize],
+            channel_turn: vec![0; p.channels as usize],
+            arbitrating: false,
+            mapping_data_out: vec![VecDeque::new(); p.channels as usize],
+            user_data_out: vec![VecDeque::new(); p.channels as usize],
             channel_check_ns: vec![None; p.channels as usize],
             buffer_capacity_bytes: p.write_buffer_bytes,
             mapping: (0..if p.cmt_entries > 0 { p.mapping_cache_parts.max(1) } else { 0 })
@@ -385,8 +408,10 @@ impl Ssd {
                     if let Some(Some(at)) = cached {
                         self.schedule(at, Event::DramDone(slot));
                     } else if self.mapped_entry_cached(lpn) {
-                        let ppn = self.ftl.lookup(lpn);
-                        self.page_read_at(now_ns, slot, lpn, bytes, ppn);
+                        // As when the entry arrives from flash: a first read maps the page, and the entry is
+                        // (re)cached, an entry of a held translation page taking a slot as MQSim's departing
+                        // entries do.
+                        self.mapping_arrived(now_ns, MappingWaiter::Read { slot, lpn, bytes });
                     } else {
                         self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
                     }
@@ -477,13 +502,20 @@ impl Ssd {
 
     /// Park `waiter` until `lpn`'s translation page is read, reading it unless a read of it is under way.
     fn wait_for_mapping(&mut self, now_ns: u64, lpn: u64, waiter: MappingWaiter) {
-        let page = self.mapping_for(lpn).expect("a mapping cache").translation_page(lpn);
-        let waiters = self.mapping_waiters.entry(page).or_default();
-        waiters.push(waiter);
-        if waiters.len() == 1 {
-            let die = self.translation_die(page);
-            self.dies[die as usize].mapping_reads.push_back(page);
-            self.kick(now_ns, die);
+        let m = self.mapping_for(lpn).expect("a mapping cache");
+        let page = m.translation_page(lpn);
+        if let Some(written_back) = m.reserve(lpn) {
+            self.write_back_translation_page(now_ns, written_back);
+        }
+        match self.mapping_waiters.entry(page) {
+            // A read of the page is under way (for a miss, or to merge a write-back): wait for it.
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().push(waiter),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(smallvec::smallvec![waiter]);
+                let die = self.translation_die(page);
+                self.dies[die as usize].mapping_reads.push_back(page);
+                self.kick(now_ns, die);
+            }
         }
     }
 
@@ -514,16 +546,23 @@ impl Ssd {
     fn cache_entry(&mut self, now_ns: u64, lpn: u64, dirty: bool) {
         let Some(m) = self.mapping_for(lpn) else { return };
         if let Some(page) = m.insert(lpn, dirty) {
-            // Write the translation page back: read what of it is not cached, then program it (unless, as in
-            // MQSim, the program never happens and the page stays in DRAM).
-            let die = self.translation_die(page);
-            let d = &mut self.dies[die as usize];
-            d.mapping_reads.push_back(page);
-            if !self.p.mapping_writeback_held {
-                d.mapping_programs += 1;
-            }
-            self.kick(now_ns, die);
+            self.write_back_translation_page(now_ns, page);
         }
+    }
+
+    /// Write a translation page back: read what of it is not cached, then program it (unless, as in MQSim, the
+    /// program never happens and the page stays in DRAM). The merge read counts as a read of the page under
+    /// way: a miss on it meanwhile waits for it, as MQSim's ArrivingMappingEntries makes it wait.
+    fn write_back_translation_page(&mut self, now_ns: u64, page: u64) {
+        self.mapping_waiters.entry(page).or_default();
+        self.stats.mapping_writebacks += 1;
+        let die = self.translation_die(page);
+        let d = &mut self.dies[die as usize];
+        d.mapping_reads.push_back(page);
+        if !self.p.mapping_writeback_held {
+            d.mapping_programs += 1;
+        }
+        self.kick(now_ns, die);
     }
 
     /// A read's page whose mapping is known: read it from its die, or (never written) it costs no flash time;
@@ -551,7 +590,7 @@ impl Ssd {
             self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
         }
         let urgent = self.slots[slot as usize].as_ref().is_some_and(|c| c.urgent);
-        if urgent { &mut d.urgent_reads } else { &mut d.reads }.push_back((slot, ppn, bytes));
+        if urgent { &mut d.urgent_reads } else { &mut d.reads }.push_back((slot, ppn, bytes, now_ns));
         self.kick(now_ns, die);
     }
 
@@ -585,7 +624,7 @@ impl Ssd {
             }
             for (lpn, bytes) in taken.write_backs {
                 self.unprogrammed_pages += 1;
-                let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None };
+                let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None, queued_ns: 0 };
                 if self.mapped_entry_cached(lpn) {
                     self.queue_program(now_ns, pp);
                 } else {
@@ -674,7 +713,14 @@ impl Ssd {
                     let bytes = c.bytes_in_page(lpn, self.p.page_bytes);
                     linked_bytes += bytes;
                     let waiter = if buffered { None } else { Some(slot) };
-                    let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes: bytes as u32, slot: waiter };
+                    let pp = PendingProgram {
+                        lpn,
+                        plane: 0,
+                        page_in_block: 0,
+                        bytes: bytes as u32,
+                        slot: waiter,
+                        queued_ns: 0,
+                    };
                     if self.mapped_entry_cached(lpn) {
                         self.queue_program(now_ns, pp);
                     } else {
@@ -757,6 +803,15 @@ impl Ssd {
             }
         }
         self.maybe_start_blocking_trim(now_ns);
+    }
+}
+
+/// A mean of nanosecond sums in µs (0 for none).
+fn mean_us(sum_ns: u64, count: u64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        sum_ns as f64 / count as f64 / 1e3
     }
 }
 
@@ -860,7 +915,16 @@ impl Device for Ssd {
             ("flash_page_programs".into(), StatValue::Count(f.host_pages + f.gc_pages)),
             ("mapping_reads".into(), StatValue::Count(self.stats.mapping_reads)),
             ("mapping_programs".into(), StatValue::Count(self.stats.mapping_programs)),
+            ("mapping_writebacks".into(), StatValue::Count(self.stats.mapping_writebacks)),
             ("multi_page_programs".into(), StatValue::Count(self.stats.multi_page_programs)),
+            (
+                "flash_read_turnaround_us".into(),
+                StatValue::Value(mean_us(self.stats.read_turnaround_ns, self.stats.read_transactions)),
+            ),
+            (
+                "flash_program_turnaround_us".into(),
+                StatValue::Value(mean_us(self.stats.program_turnaround_ns, self.stats.program_transactions)),
+            ),
             ("write_cache_hot_writes".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.hot_writes))),
             ("write_cache_read_hits".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.read_hits))),
             ("mapping_cache_hits".into(), StatValue::Count(self.mapping.iter().map(|m| m.hits).sum())),

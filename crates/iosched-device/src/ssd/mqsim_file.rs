@@ -45,13 +45,15 @@
 //!   the threshold, so its ageing leaves each die at the threshold (starting under it would hold every write
 //!   until the reserve was back). Once cleaning bounds the writes the two agree on response time within 11 %
 //!   (test `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace`); iosched programs 16-22 % more.
-//! - Channels, as MQSim's flash interface arbitrates them (`conform=mqsim`): it sends a chip a command only
-//!   when the channel is idle, and serves every waiting data-out first, so a chip that has sent its data waits
-//!   while its channel's other chips send theirs, and large reads at depth reach about half the channels'
-//!   rate. iosched holds a die's next read of user data until its channel is idle (test
-//!   `large_random_reads_at_depth_go_at_mqsims_pace`); translation-page reads and programs are not held
-//!   (see `held_for_busy_channel`). `conform=refined` lets a die sense its next page while the channel moves
-//!   others' data, as a controller that queues commands does.
+//! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
+//!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
+//!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
+//!   (address, and for a program its data-in) taking the channel, at the times MQSim's ONFI NV-DDR2 channel
+//!   computes from its default timings. So a chip that has sent its data waits while its channel's other chips
+//!   send theirs, and large reads at depth reach about half the channels' rate (test
+//!   `large_random_reads_at_depth_go_at_mqsims_pace`). `conform=refined` lets a die start its next operation
+//!   while the channel moves others' data, as a controller that queues commands does. Cleaning copies move no
+//!   data over the channel here (MQSim's `Use_Copyback_for_GC=false` reads them out and writes them in).
 //! - Translation write-back, as MQSim does it (`conform=mqsim`, the default for these files): MQSim's
 //!   transaction schedulers (all three) queue the program of a written-back translation page but never issue
 //!   it, so only the read that merges the page reaches flash, and the page then stays among its "departing"
@@ -69,6 +71,16 @@ use std::path::Path;
 
 /// MQSim's sector: the unit of its addresses and of its back-pressure accounting.
 pub const SECTOR_BYTES: u64 = 512;
+
+/// The channel time of a command's own cycles, as MQSim's ONFI NV-DDR2 channel computes it from its default
+/// timings (ONFI_Channel_NVDDR2: t_CS 20, t_WC 25, t_WB 100, t_RR 20, t_ADL 70, t_WPST 6, t_WPSTH 15, t_CALS 15,
+/// t_DBSY 500 ns; the device file does not set them): a one-plane read t_CS + 6 t_WC + t_WB + t_RR, an erase
+/// t_CS + 4 t_WC + t_WB, a one-plane program t_CS + 6 t_WC + t_ADL + t_WPST + t_WPSTH + t_WB, and each further
+/// plane of a program 5 t_WC + t_ADL + t_WPST + t_CALS + t_WB + t_DBSY.
+const ONFI_READ_COMMAND_NS: u64 = 20 + 6 * 25 + 100 + 20;
+const ONFI_ERASE_COMMAND_NS: u64 = 20 + 4 * 25 + 100;
+const ONFI_PROGRAM_COMMAND_NS: u64 = 20 + 6 * 25 + 70 + 6 + 15 + 100;
+const ONFI_PROGRAM_COMMAND_EXTRA_PLANE_NS: u64 = 5 * 25 + 70 + 6 + 15 + 100 + 500;
 
 /// A device file read: the drive, and what the model does not honour.
 #[derive(Debug)]
@@ -294,7 +306,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
     params.maps_on_first_read = hold_written_back && !preconditioning;
     params.age_occupied = preconditioning;
-    params.reads_wait_for_idle_channel = hold_written_back;
+    params.commands_wait_for_idle_channel = hold_written_back;
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
     if !ignored.is_empty() {
         warnings.push(format!(
@@ -442,7 +454,11 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         mapping_read_bytes: SECTOR_BYTES,
         mapping_writeback_held: true,
         maps_on_first_read: false,
-        reads_wait_for_idle_channel: false,
+        commands_wait_for_idle_channel: false,
+        read_command_ns: ONFI_READ_COMMAND_NS,
+        erase_command_ns: ONFI_ERASE_COMMAND_NS,
+        program_command_ns: ONFI_PROGRAM_COMMAND_NS,
+        program_command_extra_plane_ns: ONFI_PROGRAM_COMMAND_EXTRA_PLANE_NS,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;

@@ -123,10 +123,18 @@ pub struct SsdParams {
     /// a page at its die's write frontier that is then read from flash, so the entry the read brings into the
     /// mapping cache is dirty, a change to write back.
     pub maps_on_first_read: bool,
-    /// A die starts a read of user data only when its channel is idle, read data waiting on the channel going
-    /// first, as MQSim's flash interface issues commands (`conform=mqsim`); otherwise a die senses its next page
-    /// while the channel moves others' data.
-    pub reads_wait_for_idle_channel: bool,
+    /// A die gets its next command only while its channel is idle, data waiting on the channel going first
+    /// (translation pages' before user data's), the channel's dies offered each idle moment round robin, and
+    /// each command's own cycles (its `*_command_ns`) taking the channel, as MQSim's flash interface and
+    /// transaction scheduler issue commands (`conform=mqsim`); otherwise a die starts its next operation at once
+    /// (a controller that queues commands) and command cycles cost nothing.
+    pub commands_wait_for_idle_channel: bool,
+    /// The channel time of a read's, an erase's and a one-plane program's command and address cycles, and what
+    /// each further plane of a multi-plane program adds (with `commands_wait_for_idle_channel`).
+    pub read_command_ns: u64,
+    pub erase_command_ns: u64,
+    pub program_command_ns: u64,
+    pub program_command_extra_plane_ns: u64,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
@@ -263,7 +271,11 @@ fn nvme() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         maps_on_first_read: false,
-        reads_wait_for_idle_channel: false,
+        commands_wait_for_idle_channel: false,
+        read_command_ns: 0,
+        erase_command_ns: 0,
+        program_command_ns: 0,
+        program_command_extra_plane_ns: 0,
         write_cache: None,
     }
 }
@@ -313,7 +325,11 @@ fn netflix() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         maps_on_first_read: false,
-        reads_wait_for_idle_channel: false,
+        commands_wait_for_idle_channel: false,
+        read_command_ns: 0,
+        erase_command_ns: 0,
+        program_command_ns: 0,
+        program_command_extra_plane_ns: 0,
         write_cache: None,
     }
 }

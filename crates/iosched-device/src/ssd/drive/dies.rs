@@ -13,8 +13,11 @@ impl Ssd {
             return (0, 0);
         }
         let die = self.ftl.die_of_lpn(lpn) as u64;
-        let planes = (self.p.plane_groups * self.p.program_pages) as u64;
-        let plane = ((lpn / self.p.dies() as u64) % planes) as u16;
+        let (groups, per_group) = (self.p.plane_groups as u64, self.p.program_pages as u64);
+        let planes = groups * per_group;
+        // MQSim's CWDP order: after the channels and chips, the chip's dies (plane groups), then their planes.
+        let x = lpn / self.p.dies() as u64;
+        let plane = ((x % groups) * per_group + (x / groups) % per_group) as u16;
         let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
         let page = *frontier;
         *frontier = (*frontier + 1) % self.p.pages_per_block;
@@ -25,6 +28,7 @@ impl Ssd {
     pub(super) fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
         let die = self.ftl.die_of_lpn(pp.lpn);
         (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn);
+        pp.queued_ns = now_ns;
         self.cache_entry(now_ns, pp.lpn, true);
         self.dies[die as usize].programs.push_back(pp);
         self.kick(now_ns, die);
@@ -42,53 +46,105 @@ impl Ssd {
         true
     }
 
-    /// MQSim sends a chip its next command only once the chip's channel is idle, every data-out waiting going
-    /// first (NVM_PHY_ONFI_NVDDR2 serves waiting read data before it signals the channel idle to the
-    /// transaction scheduler), so a die done with its transfer waits while its channel's other dies send theirs.
-    /// With `reads_wait_for_idle_channel` (conform=mqsim), for a read of user data: whether `die` must wait for
-    /// its channel, joining the channel's list of dies woken when it is to go idle (`channel_idle`).
-    /// Translation-page reads and programs are not held: holding them too (MQSim holds every command) moved the
-    /// tpcc trace from +2.5 % to +11.8 % of MQSim's response and a small drive's mapping reads from +8.7 % to
-    /// +14.6 % (BENCHMARKS.md).
+    /// MQSim's flash interface (`commands_wait_for_idle_channel`, conform=mqsim): a chip gets a command only
+    /// while its channel is idle, every data-out waiting on the channel going first (NVM_PHY_ONFI_NVDDR2 serves
+    /// them before it signals the channel idle), and at each idle moment the transaction scheduler offers the
+    /// channel to its chips round robin from where it last stopped, until one command takes the channel
+    /// (TSU_Base::handle_channel_idle_signal). Whether `die` must wait: it then joins its channel's waiters and a
+    /// check is due when the channel's transfers end (`channel_idle`). A die with work waits too while others
+    /// wait for an idle channel, so that the round robin decides among them all.
     fn held_for_busy_channel(&mut self, now_ns: u64, die: u32) -> bool {
         let ch = self.channel_of(die);
-        let free_ns = self.channel_free_ns[ch];
-        if free_ns <= now_ns {
+        // Others waiting for the channel: the next idle moment decides among them all, round robin.
+        if !self.channel_busy(now_ns, ch) && (self.channel_waiters[ch] == 0 || self.arbitrating) {
             return false;
         }
         let d = &mut self.dies[die as usize];
         if !d.waiting_for_channel {
             d.waiting_for_channel = true;
-            self.channel_waiters[ch].push(die);
+            self.channel_waiters[ch] += 1;
         }
+        self.check_channel_when_free(now_ns, ch);
+        true
+    }
+
+    /// Whether the channel moves data now or has data waiting to go out.
+    fn channel_busy(&self, now_ns: u64, ch: usize) -> bool {
+        self.channel_free_ns[ch] > now_ns || !self.mapping_data_out[ch].is_empty() || !self.user_data_out[ch].is_empty()
+    }
+
+    /// Look at the channel again when its transfer in progress ends (now, if none is).
+    fn check_channel_when_free(&mut self, now_ns: u64, ch: usize) {
+        let free_ns = self.channel_free_ns[ch].max(now_ns);
         if self.channel_check_ns[ch].is_none_or(|t| t > free_ns) {
             self.channel_check_ns[ch] = Some(free_ns);
             self.schedule(free_ns, Event::ChannelIdle(ch as u32));
         }
-        true
     }
 
-    /// A channel's check is due: if it is idle, its waiting dies start (in the order they came); if transfers
-    /// were added meanwhile, look again when they end.
+    /// Move a sensed page's data over the channel from now: the die is done when it is out.
+    fn start_data_out(&mut self, now_ns: u64, die: u32) {
+        let ch = self.channel_of(die);
+        let bytes = self.dies[die as usize].sensed_bytes;
+        let start = now_ns.max(self.channel_free_ns[ch]);
+        self.channel_free_ns[ch] = start + units::transfer_ns(bytes, self.p.channel_bytes_per_s);
+        let end = self.channel_free_ns[ch];
+        self.dies[die as usize].op_end_ns = end;
+        self.schedule(end, Event::DieDone(die));
+    }
+
+    /// A channel's check is due. Data waiting to go out goes first, translation pages' before user data's
+    /// (NVM_PHY_ONFI_NVDDR2 serves WaitingMappingRead_TX before WaitingReadTX); with none waiting the channel is
+    /// idle and its waiting dies get their commands round robin, from the die after the one served last, until
+    /// a command takes the channel; the rest wait for its next idle moment.
     pub(super) fn channel_idle(&mut self, now_ns: u64, ch: u32) {
         let c = ch as usize;
         if self.channel_check_ns[c] != Some(now_ns) {
             return; // superseded by an earlier check
         }
         self.channel_check_ns[c] = None;
-        let free_ns = self.channel_free_ns[c];
-        if free_ns > now_ns {
-            self.channel_check_ns[c] = Some(free_ns);
-            self.schedule(free_ns, Event::ChannelIdle(ch));
+        if self.channel_free_ns[c] > now_ns {
+            self.check_channel_when_free(now_ns, c);
             return;
         }
-        let waiters = std::mem::take(&mut self.channel_waiters[c]);
-        for &die in &waiters {
-            self.dies[die as usize].waiting_for_channel = false;
+        let out = self.mapping_data_out[c].pop_front().or_else(|| self.user_data_out[c].pop_front());
+        if let Some(die) = out {
+            self.start_data_out(now_ns, die);
+            if self.channel_waiters[c] > 0 || self.channel_busy(now_ns, c) {
+                self.check_channel_when_free(now_ns, c);
+            }
+            return;
         }
-        for die in waiters {
-            self.kick(now_ns, die);
+        let per_channel = self.p.dies_per_channel;
+        for _ in 0..per_channel {
+            if self.channel_free_ns[c] > now_ns || self.channel_waiters[c] == 0 {
+                break;
+            }
+            let turn = self.channel_turn[c];
+            self.channel_turn[c] = (turn + 1) % per_channel;
+            let die = ch + turn * self.p.channels;
+            if self.dies[die as usize].waiting_for_channel {
+                self.dies[die as usize].waiting_for_channel = false;
+                self.channel_waiters[c] -= 1;
+                self.arbitrating = true;
+                self.kick(now_ns, die);
+                self.arbitrating = false;
+            }
         }
+        if self.channel_waiters[c] > 0 && self.channel_free_ns[c] > now_ns {
+            self.check_channel_when_free(now_ns, c);
+        }
+    }
+
+    /// Whether the die has anything to do.
+    fn has_work(d: &Die) -> bool {
+        !(d.mapping_reads.is_empty()
+            && d.urgent_reads.is_empty()
+            && d.reads.is_empty()
+            && d.gc_copies.is_empty()
+            && d.gc_erases_pending == 0
+            && d.mapping_programs == 0
+            && d.programs.is_empty())
     }
 
     /// Start the die's next operation if it is idle.
@@ -97,23 +153,27 @@ impl Ssd {
         if d.op != DieOp::Idle {
             return;
         }
+        if self.p.commands_wait_for_idle_channel && Self::has_work(d) && self.held_for_busy_channel(now_ns, die) {
+            return;
+        }
+        let d = &self.dies[die as usize];
         let p = &self.p;
         let ch = self.channel_of(die);
+        // The command's own transfer over the channel (address cycles; zero unless commands wait for the channel).
+        let command_ns = |ns: u64| if p.commands_wait_for_idle_channel { ns } else { 0 };
         // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
         // so a channel idle while dies sense serves whoever needs it meanwhile.
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
             Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
-        } else if let Some(&(slot, _, bytes)) = d.urgent_reads.front().or(d.reads.front()) {
+        } else if let Some(&(slot, _, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
             Some((DieOp::Read { slot }, bytes as u64))
         } else {
             None
         };
         if let Some((op, bytes)) = read {
-            if p.reads_wait_for_idle_channel
-                && matches!(op, DieOp::Read { .. })
-                && self.held_for_busy_channel(now_ns, die)
-            {
-                return;
+            let cmd_ns = command_ns(p.read_command_ns);
+            if cmd_ns > 0 {
+                self.channel_free_ns[ch] = now_ns + cmd_ns;
             }
             match op {
                 DieOp::MappingRead { .. } => self.stats.mapping_reads += 1,
@@ -122,7 +182,7 @@ impl Ssd {
             let d = &mut self.dies[die as usize];
             d.op = op;
             d.op_started_ns = now_ns;
-            d.op_end_ns = now_ns + self.p.read_ns;
+            d.op_end_ns = now_ns + cmd_ns + self.p.read_ns;
             d.sensed_bytes = bytes;
             let at = d.op_end_ns;
             self.schedule(at, Event::Sensed(die));
@@ -135,11 +195,15 @@ impl Ssd {
             (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
         } else if d.gc_erases_pending > 0 {
             self.dies[die as usize].gc_erases_pending -= 1;
-            (DieOp::Erase, now_ns + p.erase_ns)
+            let cmd_ns = command_ns(p.erase_command_ns);
+            if cmd_ns > 0 {
+                self.channel_free_ns[ch] = now_ns + cmd_ns;
+            }
+            (DieOp::Erase, now_ns + cmd_ns + p.erase_ns)
         } else if d.mapping_programs > 0 {
             self.dies[die as usize].mapping_programs -= 1;
             self.stats.mapping_programs += 1;
-            let start = now_ns.max(self.channel_free_ns[ch]);
+            let start = now_ns.max(self.channel_free_ns[ch]) + command_ns(p.program_command_ns);
             self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
             (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
@@ -183,7 +247,9 @@ impl Ssd {
             // What the writes put in the pages goes over the channel (a whole page when it is unknown).
             let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
             self.dies[die as usize].programming = taken;
-            let start = now_ns.max(self.channel_free_ns[ch]);
+            let planes = self.dies[die as usize].programming.len() as u64;
+            let cmd_ns = command_ns(p.program_command_ns + (planes - 1) * p.program_command_extra_plane_ns);
+            let start = now_ns.max(self.channel_free_ns[ch]) + cmd_ns;
             self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
             (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
         } else {
@@ -199,12 +265,15 @@ impl Ssd {
     /// A read has sensed its page: move its data when the channel is free.
     pub(super) fn sensed(&mut self, now_ns: u64, die: u32) {
         let ch = self.channel_of(die);
-        let bytes = self.dies[die as usize].sensed_bytes;
-        let start = now_ns.max(self.channel_free_ns[ch]);
-        self.channel_free_ns[ch] = start + units::transfer_ns(bytes, self.p.channel_bytes_per_s);
-        let end = self.channel_free_ns[ch];
-        self.dies[die as usize].op_end_ns = end;
-        self.schedule(end, Event::DieDone(die));
+        if !self.p.commands_wait_for_idle_channel || !self.channel_busy(now_ns, ch) {
+            return self.start_data_out(now_ns, die);
+        }
+        // The channel is busy: the data waits its turn (channel_idle).
+        match self.dies[die as usize].op {
+            DieOp::MappingRead { .. } => self.mapping_data_out[ch].push_back(die),
+            _ => self.user_data_out[ch].push_back(die),
+        }
+        self.check_channel_when_free(now_ns, ch);
     }
 
     pub(super) fn die_done(&mut self, now_ns: u64, die: u32) {
@@ -214,11 +283,13 @@ impl Ssd {
         d.op = DieOp::Idle;
         match op {
             DieOp::Read { slot } => {
-                if d.urgent_reads.front().is_some_and(|r| r.0 == slot) {
-                    d.urgent_reads.pop_front();
+                let read = if d.urgent_reads.front().is_some_and(|r| r.0 == slot) {
+                    d.urgent_reads.pop_front()
                 } else {
-                    d.reads.pop_front();
-                }
+                    d.reads.pop_front()
+                };
+                self.stats.read_transactions += 1;
+                self.stats.read_turnaround_ns += now_ns - read.expect("the read in progress").3;
                 self.read_page_done(now_ns, slot);
             }
             DieOp::MappingRead { translation_page } => {
@@ -230,6 +301,8 @@ impl Ssd {
             DieOp::MappingProgram => {}
             DieOp::Program => {
                 let taken = std::mem::take(&mut d.programming);
+                self.stats.program_transactions += taken.len() as u64;
+                self.stats.program_turnaround_ns += taken.iter().map(|pp| now_ns - pp.queued_ns).sum::<u64>();
                 for pp in &taken {
                     match pp.slot {
                         Some(slot) => {
