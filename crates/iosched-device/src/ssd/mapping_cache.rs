@@ -30,6 +30,9 @@ pub struct MappingCache {
     /// its LRU list), so the entries evicted next are other pages' and each eviction of a changed entry writes
     /// another page back.
     held: Option<FxHashSet<u64>>,
+    /// With `held`: per translation page, the entries made dirty in its current generation (some perhaps since
+    /// evicted), so that a write-back finds them without looking up every entry of the page.
+    dirty_lists: Vec<Vec<u32>>,
     pub hits: u64,
     pub misses: u64,
 }
@@ -41,6 +44,7 @@ impl MappingCache {
             generation: Vec::new(),
             entries_per_page: entries_per_page.max(1),
             held: hold_written_back.then(FxHashSet::default),
+            dirty_lists: Vec::new(),
             hits: 0,
             misses: 0,
         }
@@ -97,13 +101,17 @@ impl MappingCache {
         let page = evicted / self.entries_per_page;
         if let Some(set) = self.held.as_mut() {
             set.insert(page);
-            // MQSim's write-back takes every changed entry of the page (made recent), then the slot it evicted
-            // for is reserved (the most recent of all).
+            // MQSim's write-back takes every changed entry of the page (made recent) in address order, then the
+            // slot it evicted for is reserved (the most recent of all).
             let generation = *self.generation_of(page);
-            for lpn in page * self.entries_per_page..(page + 1) * self.entries_per_page {
-                if self.entries.peek_mut(lpn).is_some_and(|m| *m != 0 && *m != WAITING && *m - 1 == generation) {
-                    self.entries.get_mut(lpn);
+            if let Some(dirty) = self.dirty_lists.get_mut(page as usize) {
+                dirty.sort_unstable();
+                dirty.dedup();
+                for &lpn in dirty.iter() {
+                    let lpn = lpn as u64;
+                    self.entries.touch_if(lpn, |&m| m != 0 && m != WAITING && m - 1 == generation);
                 }
+                dirty.clear(); // its room kept for the page's next generation
             }
             self.entries.get_mut(new);
         }
@@ -120,18 +128,30 @@ impl MappingCache {
         if let Some(mark) = self.entries.get_mut(lpn) {
             // Reserved: the entry arrives. Cached: a write makes it dirty, unless it is already dirty in this
             // generation of its page.
-            if *mark == WAITING {
+            let already_dirty = *mark != WAITING && *mark != 0 && *mark - 1 == generation;
+            if *mark == WAITING || (dirty && !already_dirty) {
                 *mark = dirty_mark;
-                return None;
-            }
-            let already_dirty = *mark != 0 && *mark - 1 == generation;
-            if dirty && !already_dirty {
-                *mark = dirty_mark;
+                if dirty {
+                    self.note_dirty(page, lpn);
+                }
             }
             return None;
         }
+        if dirty {
+            self.note_dirty(page, lpn);
+        }
         let (evicted, mark) = self.entries.push_new(lpn, dirty_mark)?;
         self.evicted(evicted, mark, lpn)
+    }
+
+    /// With held write-backs: remember that `lpn`'s entry was made dirty in its page's current generation.
+    fn note_dirty(&mut self, page: u64, lpn: u64) {
+        if self.held.is_some() {
+            if page as usize >= self.dirty_lists.len() {
+                self.dirty_lists.resize_with(page as usize + 1, Vec::new);
+            }
+            self.dirty_lists[page as usize].push(lpn as u32); // logical pages fit in 32 bits (FtlGeometry::check)
+        }
     }
 }
 

@@ -92,6 +92,19 @@ impl<V: Copy> SlabLru<V> {
         Some(&mut self.slots[i as usize].value)
     }
 
+    /// Make `key` the most recent if its value passes `pred` (one lookup); whether it did.
+    pub fn touch_if(&mut self, key: u64, pred: impl FnOnce(&V) -> bool) -> bool {
+        let Some(&i) = self.index.get(&key32(key)) else { return false };
+        if !pred(&self.slots[i as usize].value) {
+            return false;
+        }
+        if self.head != i {
+            self.unlink(i);
+            self.push_front(i);
+        }
+        true
+    }
+
     /// The value for `key`, its recency untouched.
     pub fn peek_mut(&mut self, key: u64) -> Option<&mut V> {
         let i = *self.index.get(&key32(key))?;

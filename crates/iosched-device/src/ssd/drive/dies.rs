@@ -110,7 +110,9 @@ impl Ssd {
         let out = self.mapping_data_out[c].pop_front().or_else(|| self.user_data_out[c].pop_front());
         if let Some(die) = out {
             self.start_data_out(now_ns, die);
-            if self.channel_waiters[c] > 0 || self.channel_busy(now_ns, c) {
+            // Look again when it is out only if someone waits (a command, or more data).
+            if self.channel_waiters[c] > 0 || !self.mapping_data_out[c].is_empty() || !self.user_data_out[c].is_empty()
+            {
                 self.check_channel_when_free(now_ns, c);
             }
             return;
