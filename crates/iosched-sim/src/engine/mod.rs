@@ -77,6 +77,8 @@ pub enum SimError {
     Workload(#[from] WorkloadError),
     #[error("policy {policy} stalled: {queued} requests held, nothing in flight and no timer set (a policy bug)")]
     Stalled { policy: String, queued: usize },
+    #[error("device {device} stalled: {in_flight} requests submitted to it never completed and it has no event left (a device model bug)")]
+    DeviceStalled { device: String, in_flight: u32 },
     #[error("cannot give each member of the volume its own {0}")]
     PerMember(String),
 }
@@ -478,11 +480,16 @@ impl Engine {
     }
 
     /// At the end of a run nothing may be left held: a policy that keeps requests with nothing in flight and no
-    /// timer set has stalled.
+    /// timer set has stalled, and so has a simulated device that holds requests with no event left.
     fn check_drained(&self) -> Result<(), SimError> {
         let held = self.policy.queued() + self.barrier.held.len() + self.barrier.flush.is_some() as usize;
         if held > 0 {
             return Err(SimError::Stalled { policy: self.policy.name().to_string(), queued: held });
+        }
+        // The run ends when neither the engine nor the device has an event left: a request still at the device
+        // then can never complete.
+        if self.in_flight > 0 && !self.device.is_live() {
+            return Err(SimError::DeviceStalled { device: self.device.describe(), in_flight: self.in_flight });
         }
         Ok(())
     }
