@@ -52,8 +52,8 @@ enum Event {
     TrimDone(u32),
     /// The write cache's DRAM finished an access for this command.
     DramDone(u32),
-    /// This channel was to go idle now: its dies may start the reads they held back
-    /// (`commands_wait_for_idle_channel`).
+    /// This channel was to go idle now: data waiting goes out, else its waiting dies get their turns
+    /// (`channel_commands`).
     ChannelIdle(u32),
 }
 
@@ -160,7 +160,7 @@ struct Die {
     /// Garbage collection under way: copies left, then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
     gc_erases_pending: u32,
-    /// Waits for its channel to go idle before its next command (`commands_wait_for_idle_channel`).
+    /// Waits for its channel to go idle before its next command (`channel_commands`).
     waiting_for_channel: bool,
     /// Programs taken by the operation in progress.
     programming: Vec<PendingProgram>,
@@ -205,12 +205,10 @@ pub struct Ssd {
     ftl: Ftl,
     dies: Vec<Die>,
     channel_free_ns: Vec<u64>,
-    /// Per channel (`commands_wait_for_idle_channel`): how many dies wait for it to go idle, when it is next
+    /// Per channel (`channel_commands`): how many dies wait for it to go idle, when it is next
     /// looked at, and which of its dies the next idle moment is offered to first.
     channel_waiters: Vec<u32>,
     channel_turn: Vec<u32>,
-    /// A channel's idle moment is being offered to its waiting dies (`channel_idle`).
-    arbitrating: bool,
     /// Per channel: dies whose sensed data waits for it, translation pages and user data.
     mapping_data_out: Vec<VecDeque<u32>>,
     user_data_out: Vec<VecDeque<u32>>,
@@ -326,7 +324,6 @@ impl Ssd {
             channel_free_ns: vec![0; p.channels as usize],
             channel_waiters: vec![0; p.channels as usize],
             channel_turn: vec![0; p.channels as usize],
-            arbitrating: false,
             mapping_data_out: vec![VecDeque::new(); p.channels as usize],
             user_data_out: vec![VecDeque::new(); p.channels as usize],
             channel_check_ns: vec![None; p.channels as usize],

@@ -63,7 +63,7 @@
 //!   iosched charges no firmware time per command (MQSim has none besides its PCIe messages).
 
 use super::ftl::GcPolicy;
-use super::params::{Precondition, SsdParams, TrimMode};
+use super::params::{ChannelCommandNs, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCacheParams;
 use iosched_core::units;
 use std::collections::BTreeMap;
@@ -77,10 +77,12 @@ pub const SECTOR_BYTES: u64 = 512;
 /// t_DBSY 500 ns; the device file does not set them): a one-plane read t_CS + 6 t_WC + t_WB + t_RR, an erase
 /// t_CS + 4 t_WC + t_WB, a one-plane program t_CS + 6 t_WC + t_ADL + t_WPST + t_WPSTH + t_WB, and each further
 /// plane of a program 5 t_WC + t_ADL + t_WPST + t_CALS + t_WB + t_DBSY.
-const ONFI_READ_COMMAND_NS: u64 = 20 + 6 * 25 + 100 + 20;
-const ONFI_ERASE_COMMAND_NS: u64 = 20 + 4 * 25 + 100;
-const ONFI_PROGRAM_COMMAND_NS: u64 = 20 + 6 * 25 + 70 + 6 + 15 + 100;
-const ONFI_PROGRAM_COMMAND_EXTRA_PLANE_NS: u64 = 5 * 25 + 70 + 6 + 15 + 100 + 500;
+const ONFI_COMMANDS: ChannelCommandNs = ChannelCommandNs {
+    read: 20 + 6 * 25 + 100 + 20,
+    erase: 20 + 4 * 25 + 100,
+    program: 20 + 6 * 25 + 70 + 6 + 15 + 100,
+    program_extra_plane: 5 * 25 + 70 + 6 + 15 + 100 + 500,
+};
 
 /// A device file read: the drive, and what the model does not honour.
 #[derive(Debug)]
@@ -306,7 +308,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
     params.maps_on_first_read = hold_written_back && !preconditioning;
     params.age_occupied = preconditioning;
-    params.commands_wait_for_idle_channel = hold_written_back;
+    params.channel_commands = hold_written_back.then_some(ONFI_COMMANDS);
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
     if !ignored.is_empty() {
         warnings.push(format!(
@@ -454,11 +456,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         mapping_read_bytes: SECTOR_BYTES,
         mapping_writeback_held: true,
         maps_on_first_read: false,
-        commands_wait_for_idle_channel: false,
-        read_command_ns: ONFI_READ_COMMAND_NS,
-        erase_command_ns: ONFI_ERASE_COMMAND_NS,
-        program_command_ns: ONFI_PROGRAM_COMMAND_NS,
-        program_command_extra_plane_ns: ONFI_PROGRAM_COMMAND_EXTRA_PLANE_NS,
+        channel_commands: None,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;

@@ -52,6 +52,16 @@ pub struct Occupied {
     pub aging: Aging,
 }
 
+/// The channel time of a command's own cycles: a read's, an erase's and a one-plane program's command and
+/// address cycles, and what each further plane of a multi-plane program adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChannelCommandNs {
+    pub read: u64,
+    pub erase: u64,
+    pub program: u64,
+    pub program_extra_plane: u64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SsdParams {
     pub preset: String,
@@ -123,18 +133,12 @@ pub struct SsdParams {
     /// a page at its die's write frontier that is then read from flash, so the entry the read brings into the
     /// mapping cache is dirty, a change to write back.
     pub maps_on_first_read: bool,
-    /// A die gets its next command only while its channel is idle, data waiting on the channel going first
-    /// (translation pages' before user data's), the channel's dies offered each idle moment round robin, and
-    /// each command's own cycles (its `*_command_ns`) taking the channel, as MQSim's flash interface and
-    /// transaction scheduler issue commands (`conform=mqsim`); otherwise a die starts its next operation at once
+    /// With a value: a die gets its next command only while its channel is idle, data waiting on the channel
+    /// going first (translation pages' before user data's), the channel's dies offered each idle moment round
+    /// robin, and each command's own cycles (these times) taking the channel, as MQSim's flash interface and
+    /// transaction scheduler issue commands (`conform=mqsim`). None: a die starts its next operation at once
     /// (a controller that queues commands) and command cycles cost nothing.
-    pub commands_wait_for_idle_channel: bool,
-    /// The channel time of a read's, an erase's and a one-plane program's command and address cycles, and what
-    /// each further plane of a multi-plane program adds (with `commands_wait_for_idle_channel`).
-    pub read_command_ns: u64,
-    pub erase_command_ns: u64,
-    pub program_command_ns: u64,
-    pub program_command_extra_plane_ns: u64,
+    pub channel_commands: Option<ChannelCommandNs>,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
@@ -271,11 +275,7 @@ fn nvme() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         maps_on_first_read: false,
-        commands_wait_for_idle_channel: false,
-        read_command_ns: 0,
-        erase_command_ns: 0,
-        program_command_ns: 0,
-        program_command_extra_plane_ns: 0,
+        channel_commands: None,
         write_cache: None,
     }
 }
@@ -325,11 +325,7 @@ fn netflix() -> SsdParams {
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
         maps_on_first_read: false,
-        commands_wait_for_idle_channel: false,
-        read_command_ns: 0,
-        erase_command_ns: 0,
-        program_command_ns: 0,
-        program_command_extra_plane_ns: 0,
+        channel_commands: None,
         write_cache: None,
     }
 }

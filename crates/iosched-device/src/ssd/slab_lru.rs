@@ -85,10 +85,7 @@ impl<V: Copy> SlabLru<V> {
     /// The value for `key`, made the most recent.
     pub fn get_mut(&mut self, key: u64) -> Option<&mut V> {
         let i = *self.index.get(&key32(key))?;
-        if self.head != i {
-            self.unlink(i);
-            self.push_front(i);
-        }
+        self.make_head(i);
         Some(&mut self.slots[i as usize].value)
     }
 
@@ -98,11 +95,16 @@ impl<V: Copy> SlabLru<V> {
         if !pred(&self.slots[i as usize].value) {
             return false;
         }
+        self.make_head(i);
+        true
+    }
+
+    /// Make slot `i` the most recent.
+    fn make_head(&mut self, i: u32) {
         if self.head != i {
             self.unlink(i);
             self.push_front(i);
         }
-        true
     }
 
     /// The value for `key`, its recency untouched.

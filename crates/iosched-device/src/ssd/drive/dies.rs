@@ -46,7 +46,7 @@ impl Ssd {
         true
     }
 
-    /// MQSim's flash interface (`commands_wait_for_idle_channel`, conform=mqsim): a chip gets a command only
+    /// MQSim's flash interface (`channel_commands`, conform=mqsim): a chip gets a command only
     /// while its channel is idle, every data-out waiting on the channel going first (NVM_PHY_ONFI_NVDDR2 serves
     /// them before it signals the channel idle), and at each idle moment the transaction scheduler offers the
     /// channel to its chips round robin from where it last stopped, until one command takes the channel
@@ -56,7 +56,7 @@ impl Ssd {
     fn held_for_busy_channel(&mut self, now_ns: u64, die: u32) -> bool {
         let ch = self.channel_of(die);
         // Others waiting for the channel: the next idle moment decides among them all, round robin.
-        if !self.channel_busy(now_ns, ch) && (self.channel_waiters[ch] == 0 || self.arbitrating) {
+        if !self.channel_busy(now_ns, ch) && self.channel_waiters[ch] == 0 {
             return false;
         }
         let d = &mut self.dies[die as usize];
@@ -128,9 +128,7 @@ impl Ssd {
             if self.dies[die as usize].waiting_for_channel {
                 self.dies[die as usize].waiting_for_channel = false;
                 self.channel_waiters[c] -= 1;
-                self.arbitrating = true;
-                self.kick(now_ns, die);
-                self.arbitrating = false;
+                self.start_op(now_ns, die); // a waiting die is idle
             }
         }
         if self.channel_waiters[c] > 0 && self.channel_free_ns[c] > now_ns {
@@ -155,14 +153,19 @@ impl Ssd {
         if d.op != DieOp::Idle {
             return;
         }
-        if self.p.commands_wait_for_idle_channel && Self::has_work(d) && self.held_for_busy_channel(now_ns, die) {
+        if self.p.channel_commands.is_some() && Self::has_work(d) && self.held_for_busy_channel(now_ns, die) {
             return;
         }
+        self.start_op(now_ns, die);
+    }
+
+    /// Start an idle die's next operation, its turn on the channel (if it must wait for one) already given.
+    fn start_op(&mut self, now_ns: u64, die: u32) {
         let d = &self.dies[die as usize];
         let p = &self.p;
         let ch = self.channel_of(die);
-        // The command's own transfer over the channel (address cycles; zero unless commands wait for the channel).
-        let command_ns = |ns: u64| if p.commands_wait_for_idle_channel { ns } else { 0 };
+        // The command's own cycles on the channel (none unless commands wait for the channel).
+        let commands = p.channel_commands.unwrap_or_default();
         // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
         // so a channel idle while dies sense serves whoever needs it meanwhile.
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
@@ -173,7 +176,7 @@ impl Ssd {
             None
         };
         if let Some((op, bytes)) = read {
-            let cmd_ns = command_ns(p.read_command_ns);
+            let cmd_ns = commands.read;
             if cmd_ns > 0 {
                 self.channel_free_ns[ch] = now_ns + cmd_ns;
             }
@@ -197,7 +200,7 @@ impl Ssd {
             (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
         } else if d.gc_erases_pending > 0 {
             self.dies[die as usize].gc_erases_pending -= 1;
-            let cmd_ns = command_ns(p.erase_command_ns);
+            let cmd_ns = commands.erase;
             if cmd_ns > 0 {
                 self.channel_free_ns[ch] = now_ns + cmd_ns;
             }
@@ -205,13 +208,13 @@ impl Ssd {
         } else if d.mapping_programs > 0 {
             self.dies[die as usize].mapping_programs -= 1;
             self.stats.mapping_programs += 1;
-            let start = now_ns.max(self.channel_free_ns[ch]) + command_ns(p.program_command_ns);
+            let start = now_ns.max(self.channel_free_ns[ch]) + commands.program;
             self.channel_free_ns[ch] = start + self.page_transfer_ns(1);
             (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
             // Clean one victim before programming more: its copies and erase come first.
             if Self::clean_if_short(&mut self.ftl, &mut self.gc_work, &mut self.dies[die as usize], die) {
-                return self.kick(now_ns, die);
+                return self.start_op(now_ns, die);
             }
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
@@ -250,7 +253,7 @@ impl Ssd {
             let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
             self.dies[die as usize].programming = taken;
             let planes = self.dies[die as usize].programming.len() as u64;
-            let cmd_ns = command_ns(p.program_command_ns + (planes - 1) * p.program_command_extra_plane_ns);
+            let cmd_ns = commands.program + (planes - 1) * commands.program_extra_plane;
             let start = now_ns.max(self.channel_free_ns[ch]) + cmd_ns;
             self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
             (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
@@ -267,7 +270,7 @@ impl Ssd {
     /// A read has sensed its page: move its data when the channel is free.
     pub(super) fn sensed(&mut self, now_ns: u64, die: u32) {
         let ch = self.channel_of(die);
-        if !self.p.commands_wait_for_idle_channel || !self.channel_busy(now_ns, ch) {
+        if self.p.channel_commands.is_none() || !self.channel_busy(now_ns, ch) {
             return self.start_data_out(now_ns, die);
         }
         // The channel is busy: the data waits its turn (channel_idle).
