@@ -84,6 +84,11 @@ pub struct Filled {
     pub start: f64,
     pub len: f64,
     pub aging: crate::ssd::params::Aging,
+    /// Where MQSim's preconditioning layout (`conform=mqsim`) puts the occupied pages instead: picked among
+    /// the first `precondition_range` of the logical space from `start`, `precondition_len` of it (both shares
+    /// of the logical space).
+    pub precondition_range: f64,
+    pub precondition_len: f64,
 }
 
 /// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
@@ -123,8 +128,13 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
             first_page: (f.start * pages as f64) as u64,
             pages: (f.len * pages as f64) as u64,
             aging: f.aging,
+            precondition_range_pages: (f.precondition_range * pages as f64) as u64,
+            precondition_pages: (f.precondition_len * pages as f64) as u64,
         })
         .collect();
+    if let Some(layout) = params.mqsim_layout.as_mut() {
+        layout.flows = filled.len().max(1) as u32;
+    }
     let device = crate::ssd::Ssd::new(params).map_err(err)?;
     warnings.dedup();
     Ok((Box::new(device), warnings))

@@ -278,6 +278,40 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
     })
 }
 
+impl Flow {
+    /// Where MQSim's preconditioning (`Enabled_Preconditioning`) puts this flow's occupied pages, as shares of
+    /// the flow's own range: (the part it picks them from, starting at the range's first page; how many).
+    /// MQSim's FTL.cpp (Perform_precondition, step 1) picks `Initial_Occupancy_Percentage` of the range among
+    /// the working set's addresses, but when the working set holds fewer than 1.1 times that (uniform traffic,
+    /// or hot/cold traffic whose hot share is over 30 %, which it treats as uniform) it picks from the whole
+    /// range, and when even that is too few it takes 90 % of the range; a streaming flow takes at most its
+    /// range; hot/cold traffic otherwise picks from its working set widened to the whole range when short.
+    /// A trace flow is taken as uniform traffic over its range (MQSim picks the trace's own addresses first).
+    pub fn preconditioned_share(&self) -> (f64, f64) {
+        let occupancy = self.occupancy_percent / 100.0;
+        let (address, working_set) = match &self.kind {
+            FlowKind::Synthetic(s) => (s.address, s.working_set_percent / 100.0),
+            FlowKind::Trace { .. } => (Address::Uniform, 1.0),
+        };
+        // MQSim treats hot/cold traffic whose hot share is over 30 % as uniform.
+        let uniform = match address {
+            Address::Uniform => true,
+            Address::HotCold(hot) => hot > 30.0,
+            Address::Streaming => false,
+        };
+        if !uniform {
+            let range = if working_set < occupancy { 1.0 } else { working_set };
+            (range, occupancy.min(range))
+        } else if working_set >= 1.1 * occupancy {
+            (working_set, occupancy)
+        } else if 1.0 >= 1.1 * occupancy {
+            (1.0, occupancy)
+        } else {
+            (1.0, 0.9)
+        }
+    }
+}
+
 /// A synthetic flow as fio job text over the byte range `start..start + len` of the device.
 pub fn fio_job(name: &str, s: &Synthetic, priority: Priority, start_bytes: u64, len_bytes: u64) -> String {
     const SECTOR: u64 = 512;
@@ -334,6 +368,29 @@ mod tests {
         let FlowKind::Trace { path, percent, .. } = &w.scenarios[2].flows[0].kind else { panic!("trace") };
         assert_eq!((path.as_path(), *percent), (Path::new("/x/traces/tpcc-small.trace"), 100));
         assert_eq!(w.scenarios[2].flows[0].occupancy_percent, 70.0);
+    }
+
+    #[test]
+    fn preconditioning_occupies_what_mqsims_ftl_picks() {
+        let w = parse(SHIPPED, "workload.xml", Path::new("/x")).unwrap();
+        let mut flow = w.scenarios[0].flows[0].clone();
+        let FlowKind::Synthetic(s) = &mut flow.kind else { panic!("synthetic") };
+        s.address = Address::Uniform;
+        s.working_set_percent = 100.0;
+        flow.occupancy_percent = 95.0;
+        // A whole range short of 1.1 x 95 %: MQSim takes 90 % of it.
+        assert_eq!(flow.preconditioned_share(), (1.0, 0.9));
+        flow.occupancy_percent = 50.0;
+        assert_eq!(flow.preconditioned_share(), (1.0, 0.5));
+        // A working set of 60 % holds 1.1 x 50 %: the pages are picked there.
+        let FlowKind::Synthetic(s) = &mut flow.kind else { panic!("synthetic") };
+        s.working_set_percent = 60.0;
+        assert_eq!(flow.preconditioned_share(), (0.6, 0.5));
+        // A streaming flow takes its occupancy, from the whole range when its working set is smaller.
+        let FlowKind::Synthetic(s) = &mut flow.kind else { panic!("synthetic") };
+        s.address = Address::Streaming;
+        s.working_set_percent = 40.0;
+        assert_eq!(flow.preconditioned_share(), (1.0, 0.5));
     }
 
     #[test]

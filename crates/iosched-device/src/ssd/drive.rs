@@ -26,6 +26,7 @@
 //! This file has the host side (commands, link, buffer, mapping waits, trims); the dies are in [`dies`].
 
 use super::event_queue::{EventQueue, Packed};
+use super::ftl::mqsim_layout::LaidOutFlow;
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
 use super::params::{Aging, Precondition, SsdParams, TrimMode};
@@ -286,8 +287,36 @@ impl Ssd {
             Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
+        ftl.seed_cleaning(p.seed);
         // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
-        if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
+        let layout = p.mqsim_layout.filter(|l| p.age_occupied && l.candidates.is_some());
+        if let (Some(layout), false, false) = (layout, p.occupied_pages.is_empty(), p.maps_on_first_read) {
+            // Each flow's range is an equal part of the logical space, its occupancy a share of that part.
+            let flow_pages = ftl.geometry().logical_pages as f64 / layout.flows.max(1) as f64;
+            let flows: Vec<LaidOutFlow> = p
+                .occupied_pages
+                .iter()
+                .map(|o| LaidOutFlow {
+                    first_page: o.first_page,
+                    range_pages: o.precondition_range_pages,
+                    pages: o.precondition_pages,
+                    occupancy: (o.pages as f64 / flow_pages).min(1.0),
+                    streaming: o.aging == Aging::Sequential,
+                })
+                .collect();
+            let (dies, groups, per_group) = (p.dies() as u64, p.plane_groups.max(1) as u64, p.program_pages as u64);
+            // The plane a page's writes go to (the drive's CWDP order, as advance_plane_frontier numbers planes).
+            let plane_of = |lpn: u64| {
+                let x = lpn / dies;
+                if p.plane_groups == 0 {
+                    0
+                } else {
+                    ((x % groups) * per_group + (x / groups) % per_group) as u32
+                }
+            };
+            ftl.lay_out_as_mqsim(&layout, &flows, p.seed, plane_of);
+            ftl.reset_counters();
+        } else if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
             let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
             ftl.fill_ranges(&ranges);
             if p.age_occupied {
@@ -572,7 +601,7 @@ impl Ssd {
             None if self.p.maps_on_first_read => {
                 let ppn = self.ftl.map_unwritten(lpn);
                 let die = self.ftl.die_of_ppn(ppn);
-                Self::clean_if_short(&mut self.ftl, &mut self.gc_work, &mut self.dies[die as usize], die);
+                self.clean_if_short(die);
                 ppn
             }
             None => {

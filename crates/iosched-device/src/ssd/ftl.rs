@@ -5,9 +5,10 @@
 //! Layout follows MQSim's static allocation: logical page `lpn` belongs to die `lpn % dies`, so each die is an
 //! independent FTL over its share of the logical space. Within a die, host writes append to an open block and
 //! garbage-collection copies append to a separate open block. When a die's free blocks fall under
-//! `gc_free_blocks`, it cleans one victim: greedy (fewest valid pages) or cost-benefit (lowest
-//! u / ((1 - u) x age), age in blocks written since the victim was last written), copies the victim's valid
-//! pages and erases it. Trim invalidates mappings without writing.
+//! `gc_free_blocks`, it cleans one victim: greedy (fewest valid pages), cost-benefit (lowest
+//! u / ((1 - u) x age), age in blocks written since the victim was last written) or randomized greedy (the
+//! fewest valid pages among a few blocks drawn at random), copies the victim's valid pages and erases it. Trim
+//! invalidates mappings without writing.
 //!
 //! Mappings are stored as `value + 1` with 0 for "none", so the tables come from zeroed memory the operating
 //! system hands out lazily: a large drive costs memory only where it is touched. A fill of a fresh drive
@@ -17,6 +18,7 @@
 use iosched_core::rng::SimRng;
 
 mod fill;
+pub mod mqsim_layout;
 
 /// A table entry that says "nothing here" where 0 would mean "as the fill left it".
 const NONE: u32 = u32::MAX;
@@ -25,6 +27,12 @@ const NONE: u32 = u32::MAX;
 pub enum GcPolicy {
     Greedy,
     CostBenefit,
+    /// Randomized greedy (MQSim's RGA, Van Houdt's d-choices): the fewest valid pages among `candidates`
+    /// blocks of the die drawn at random (MQSim draws them from a plane, log2 of its blocks). When none drawn is
+    /// full, greedy over the die (MQSim would skip cleaning until its next block allocation).
+    Randomized {
+        candidates: u32,
+    },
 }
 
 /// The shape the FTL manages.
@@ -128,6 +136,8 @@ pub struct Ftl {
     dies: Vec<Die>,
     counters: FtlCounters,
     fill: Option<Box<fill::Fill>>,
+    /// Draws candidates for randomized cleaning.
+    cleaning_rng: SimRng,
 }
 
 /// What cleaning one victim did, for the drive to charge: valid pages copied (from, to), then one erase.
@@ -163,6 +173,7 @@ impl Ftl {
             dies,
             counters: FtlCounters::default(),
             fill: None,
+            cleaning_rng: SimRng::new(1, 0x96a),
         })
     }
 
@@ -343,7 +354,12 @@ impl Ftl {
     }
 
     /// The block to clean on `die`: a full block that is not open, by the configured policy.
-    fn victim(&self, die: u32) -> Option<u32> {
+    fn victim(&mut self, die: u32) -> Option<u32> {
+        if let GcPolicy::Randomized { candidates } = self.g.gc_policy {
+            if let Some(block) = self.randomized_victim(die, candidates) {
+                return Some(block);
+            }
+        }
         let d = &self.dies[die as usize];
         let ppb = self.g.pages_per_block;
         let mut best: Option<(f64, u32)> = None;
@@ -357,7 +373,7 @@ impl Ftl {
             }
             let v = self.valid[gb];
             let score = match self.g.gc_policy {
-                GcPolicy::Greedy => v as f64,
+                GcPolicy::Greedy | GcPolicy::Randomized { .. } => v as f64,
                 GcPolicy::CostBenefit => {
                     // Lowest u / ((1 - u) x age) first; a block with no valid page costs nothing to clean.
                     let u = v as f64 / ppb as f64;
@@ -374,6 +390,34 @@ impl Ftl {
             }
         }
         best.map(|(_, b)| b)
+    }
+
+    /// MQSim's RGA: `candidates` distinct blocks of the die that are not open, drawn at random; of the full ones,
+    /// the one with the fewest valid pages (the lowest-numbered of equals, as MQSim's ordered set keeps the
+    /// first). None when no full block was drawn.
+    fn randomized_victim(&mut self, die: u32, candidates: u32) -> Option<u32> {
+        let d = &self.dies[die as usize];
+        let (host_open, gc_open) = (d.host_open, d.gc_open);
+        let blocks = self.g.blocks_per_die;
+        let eligible = blocks - host_open.is_some() as u32 - gc_open.is_some() as u32;
+        let mut drawn: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
+        while (drawn.len() as u32) < candidates.min(eligible) {
+            let b = self.cleaning_rng.below(blocks as u64) as u32;
+            if Some(b) != host_open && Some(b) != gc_open && !drawn.contains(&b) {
+                drawn.push(b);
+            }
+        }
+        drawn.sort_unstable();
+        let ppb = self.g.pages_per_block;
+        drawn
+            .into_iter()
+            .filter(|&b| self.written[self.global_block(die, b)] == ppb)
+            .min_by_key(|&b| (self.valid[self.global_block(die, b)], b))
+    }
+
+    /// Where randomized cleaning draws its candidates from (deterministic for a seed).
+    pub fn seed_cleaning(&mut self, seed: u64) {
+        self.cleaning_rng = SimRng::new(seed, 0x96a);
     }
 
     /// Clean one victim block on `die`: copy its valid pages to the die's GC block and erase it, saying what
@@ -526,6 +570,26 @@ mod tests {
             gc_free_blocks: 2,
             gc_policy: policy,
         }
+    }
+
+    #[test]
+    fn randomized_greedy_cleans_between_random_and_greedy() {
+        // Drawing every block is greedy (same victims, same counts); drawing one is a random victim, which copies
+        // far more; MQSim's eight candidates sit in between, near greedy.
+        let wa = |policy| {
+            let mut f = Ftl::new(geometry(0.15, policy)).unwrap();
+            f.fill_sequential();
+            f.random_overwrites(2 * f.geometry().logical_pages, 7);
+            f.reset_counters();
+            f.random_overwrites(f.geometry().logical_pages, 8);
+            f.counters()
+        };
+        let greedy = wa(GcPolicy::Greedy);
+        assert_eq!(wa(GcPolicy::Randomized { candidates: 512 }), greedy);
+        let (one, eight) = (wa(GcPolicy::Randomized { candidates: 1 }), wa(GcPolicy::Randomized { candidates: 8 }));
+        let (g, r, d8) = (greedy.write_amplification(), one.write_amplification(), eight.write_amplification());
+        assert!(r > 1.5 * g, "random victims {r} against greedy {g}");
+        assert!(d8 > g && d8 < 1.25 * g, "eight candidates {d8} against greedy {g}");
     }
 
     #[test]

@@ -14,8 +14,7 @@
 //! - Pages are MQSim's `Page_Capacity`, mapped statically to dies channel first (MQSim's CWDP allocation).
 //! - Logical capacity is the physical pages times (1 - `Overprovisioning_Ratio`), as MQSim's address mapping
 //!   unit computes it; cleaning starts on a die when its free blocks fall under `GC_Exec_Threshold` of its
-//!   blocks, greedily (MQSim's RGA picks the fewest valid pages among 10 random candidates; greedy is what RGA
-//!   approaches, and the warning says so).
+//!   blocks (see Cleaning below).
 //! - Page read and program latencies are the mean over the page types the technology has (LSB/MSB for MLC,
 //!   plus CSB for TLC): iosched does not yet tell page types apart, and says so when they differ.
 //! - The data cache, as MQSim's write cache uses it ([`super::write_cache`]): `Data_Cache_Capacity` of pages,
@@ -33,18 +32,29 @@
 //!   `conform=refined` it writes each flow's `Initial_Occupancy_Percentage` of its range first (the data the
 //!   workload says is there), and reads of it cost what MQSim's first reads cost.
 //!   With `Enabled_Preconditioning=true` MQSim lays the occupied pages out in a steady state, nearly every block
-//!   written and holding a mix of valid and stale pages, so cleaning starts with the first writes. iosched
-//!   gets there by writing: after the fill, uniformly random overwrites of twice each flow's occupied range (a
-//!   streaming flow's: one sequential overwrite, leaving blocks wholly valid or wholly stale, as MQSim's
-//!   layout for it does). Its blocks then hold the greedy cleaner's own mix, where MQSim computes the mix from
-//!   a mean-field model (Van Houdt, SIGMETRICS 2013, d-choices with d = 30) and places pages by it. A trace
-//!   flow's range is aged as uniform random writes (MQSim classifies the trace's addresses first). Cleaning
-//!   then differs in one rule: MQSim cleans a plane in the background, a victim at a time, while user writes
-//!   go on until the free blocks reach `GC_Hard_Threshold`, and its layout leaves each plane half its
-//!   `GC_Exec_Threshold` of free blocks; iosched cleans a die before programming more whenever it is under
-//!   the threshold, so its ageing leaves each die at the threshold (starting under it would hold every write
-//!   until the reserve was back). Once cleaning bounds the writes the two agree on response time within 11 %
-//!   (test `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace`); iosched programs 16-22 % more.
+//!   written and holding a mix of valid and stale pages, so cleaning starts with the first writes. With
+//!   `conform=mqsim` iosched lays them out as MQSim's code computes it ([`super::ftl::mqsim_layout`]): as many
+//!   pages as MQSim occupies (a uniform flow whose working set is short of 1.1 times its occupancy takes 90 %
+//!   of its range), the mean-field distribution of valid pages per block (Van Houdt, SIGMETRICS 2013, with
+//!   RGA's candidate count, 30 for greedy), shifted to each plane's pages and placed block by block as MQSim
+//!   places them (test `a_plane_is_laid_out_as_mqsims_preconditioning_lays_it_out`); a streaming flow's blocks
+//!   wholly valid or wholly stale. A trace flow is laid out as uniform traffic over its range (MQSim picks the
+//!   trace's own addresses first). With `conform=refined` it gets there by writing: after the fill, uniformly
+//!   random overwrites of twice each flow's occupied range (a streaming flow's: one sequential overwrite).
+//! - Cleaning: a die cleans one victim before programming more whenever its free blocks are under the
+//!   threshold, by the file's policy: RGA is MQSim's (the fewest valid pages among log2(blocks per plane)
+//!   blocks drawn at random, here from the die), others greedy with a warning. With `conform=mqsim` cleaning
+//!   is MQSim's without copyback (`Use_Copyback_for_GC=false`): each valid page is read out over the channel
+//!   and written back in, one page per command, and, as MQSim's cleaning is always urgent without
+//!   `Preemptible_GC_Enabled`, a die with cleaning queued serves it before user reads. What still differs is
+//!   when cleaning starts: MQSim checks a plane each time it opens a block, may have ten victims under way per
+//!   plane, gets a victim's block back only when it is erased and stops user writes to a plane with fewer
+//!   free blocks than that; iosched's die takes its victims one at a time, before its next program, and gets
+//!   the block back at once (a version with MQSim's trigger answered 24-64 % faster than MQSim on all five
+//!   preconditioned runs measured, so it was not kept; BENCHMARKS.md). On the runs of test
+//!   `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace` the two agree within 5 % on response
+//!   time and pages programmed; with 256 KiB writes at depth 8, or planes of 128 blocks, iosched answers
+//!   55-64 % faster than MQSim while programming more (BENCHMARKS.md, "MQSim's preconditioning layout").
 //! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
 //!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
 //!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
@@ -52,8 +62,7 @@
 //!   computes from its default timings. So a chip that has sent its data waits while its channel's other chips
 //!   send theirs, and large reads at depth reach about half the channels' rate (test
 //!   `large_random_reads_at_depth_go_at_mqsims_pace`). `conform=refined` lets a die start its next operation
-//!   while the channel moves others' data, as a controller that queues commands does. Cleaning copies move no
-//!   data over the channel here (MQSim's `Use_Copyback_for_GC=false` reads them out and writes them in).
+//!   while the channel moves others' data, as a controller that queues commands does.
 //! - Translation write-back, as MQSim does it (`conform=mqsim`, the default for these files): MQSim's
 //!   transaction schedulers (all three) queue the program of a written-back translation page but never issue
 //!   it, so only the read that merges the page reaches flash, and the page then stays among its "departing"
@@ -62,6 +71,7 @@
 //! - The host link: `PCIe_Lane_Count` x `PCIe_Lane_Bandwidth` GB/s each way; NVMe queue of `IO_Queue_Depth`.
 //!   iosched charges no firmware time per command (MQSim has none besides its PCIe messages).
 
+use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::GcPolicy;
 use super::params::{ChannelCommandNs, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCacheParams;
@@ -77,6 +87,10 @@ pub const SECTOR_BYTES: u64 = 512;
 /// t_DBSY 500 ns; the device file does not set them): a one-plane read t_CS + 6 t_WC + t_WB + t_RR, an erase
 /// t_CS + 4 t_WC + t_WB, a one-plane program t_CS + 6 t_WC + t_ADL + t_WPST + t_WPSTH + t_WB, and each further
 /// plane of a program 5 t_WC + t_ADL + t_WPST + t_CALS + t_WB + t_DBSY.
+/// Cleaning operations MQSim lets a plane have under way (its SSD_Device.cpp passes 10); its cleaning threshold is
+/// never lower.
+const MQSIM_GC_UNDER_WAY_PER_PLANE: u32 = 10;
+
 const ONFI_COMMANDS: ChannelCommandNs = ChannelCommandNs {
     read: 20 + 6 * 25 + 100 + 20,
     erase: 20 + 4 * 25 + 100,
@@ -131,6 +145,8 @@ const HONOURED: &[&str] = &[
     "Block_No_Per_Plane",
     "Page_No_Per_Block",
     "Page_Capacity",
+    "Use_Copyback_for_GC",
+    "Preemptible_GC_Enabled",
 ];
 
 /// Settings MQSim reads that do not change iosched's model (named in a warning).
@@ -143,8 +159,6 @@ const NOT_MODELLED: &[&str] = &[
     "CMT_Sharing_Mode",
     "Plane_Allocation_Scheme",
     "Transaction_Scheduling_Policy",
-    "Use_Copyback_for_GC",
-    "Preemptible_GC_Enabled",
     "GC_Hard_Threshold",
     "Dynamic_Wearleveling_Enabled",
     "Static_Wearleveling_Enabled",
@@ -309,6 +323,23 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     params.maps_on_first_read = hold_written_back && !preconditioning;
     params.age_occupied = preconditioning;
     params.channel_commands = hold_written_back.then_some(ONFI_COMMANDS);
+    // conform=mqsim: MQSim's cleaning (GC_and_WL_Unit_Page_Level, its TSUs): without copyback each valid page is
+    // a read out over the channel and a write back in; without preemptible GC its cleaning is always urgent, so a
+    // chip with cleaning queued serves its cleaning reads, writes and erase before user reads and writes.
+    let copyback = settings.or("Use_Copyback_for_GC", false, |s| s.flag("Use_Copyback_for_GC"))?;
+    let preemptible = settings.or("Preemptible_GC_Enabled", false, |s| s.flag("Preemptible_GC_Enabled"))?;
+    params.gc_copies_over_channel = hold_written_back && !copyback;
+    params.cleaning_before_reads = hold_written_back && !preemptible;
+    // conform=mqsim: MQSim's preconditioning layout (the refined model ages the drive by writing).
+    if !(hold_written_back && preconditioning) {
+        params.mqsim_layout = None;
+    }
+    if hold_written_back && preemptible {
+        warnings.push(format!(
+            "{file}: Preemptible_GC_Enabled=true is modelled as cleaning that waits for user reads throughout \
+             (MQSim makes it urgent again when a plane's free blocks fall under GC_Hard_Threshold)"
+        ));
+    }
     let ignored: Vec<&str> = NOT_MODELLED.iter().copied().filter(|t| settings.map.contains_key(*t)).collect();
     if !ignored.is_empty() {
         warnings.push(format!(
@@ -367,7 +398,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     let gc = s.or("GC_Block_Selection_Policy", "GREEDY".to_string(), |s| {
         s.word("GC_Block_Selection_Policy", &["GREEDY", "RGA", "RANDOM", "RANDOM_P", "RANDOM_PP", "FIFO"])
     })?;
-    if gc != "GREEDY" {
+    if gc != "GREEDY" && gc != "RGA" {
         warnings
             .push(format!("{}: GC_Block_Selection_Policy {gc} is modelled as greedy (the fewest valid pages)", s.file));
     }
@@ -417,6 +448,24 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
             / sectors_per_page;
     let blocks_per_die = dies_per_chip * planes * blocks_per_plane; // under 2^32: the pages are
     let gc_free_blocks = ((gc_threshold * blocks_per_plane as f64).ceil() as u32).max(1) * dies_per_chip * planes;
+    // MQSim's block_pool_gc_threshold: the share of a plane's blocks rounded down, at least 1 and at least the
+    // cleaning operations a plane may have under way (10, fixed in its SSD_Device.cpp).
+    let mqsim_gc_threshold = ((gc_threshold * blocks_per_plane as f64) as u32).max(1).max(MQSIM_GC_UNDER_WAY_PER_PLANE);
+    let mqsim_layout = MqsimLayout {
+        blocks_per_plane,
+        planes_per_die: dies_per_chip * planes,
+        gc_threshold_blocks: mqsim_gc_threshold,
+        // MQSim's mean-field model takes RGA's candidate count (log2 of the blocks of a plane, rounded down) and
+        // 30 for greedy and FIFO; its other policies have models of their own, not followed here.
+        candidates: match gc.as_str() {
+            "RGA" => Some((blocks_per_plane as f64).log2() as u32),
+            "GREEDY" | "FIFO" => Some(30),
+            _ => None,
+        },
+        overprovisioning_ratio: op,
+        shared_planes: host != "SATA",
+        flows: 1,
+    };
     if gc_free_blocks as u64 + 2 >= blocks_per_die as u64 {
         return Err(s.bad("GC_Exec_Threshold", "a threshold that leaves blocks to write into"));
     }
@@ -439,7 +488,12 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         capacity_bytes: logical_pages_per_plane * total_planes * page_bytes,
         op: op / (1.0 - op).max(1e-9),
         gc_free_blocks,
-        gc_policy: GcPolicy::Greedy,
+        // RGA draws log2 of a plane's blocks (GC_and_WL_Unit_Page_Level's rga_set_size).
+        gc_policy: if gc == "RGA" {
+            GcPolicy::Randomized { candidates: (blocks_per_plane as f64).log2() as u32 }
+        } else {
+            GcPolicy::Greedy
+        },
         write_buffer_bytes: 0,
         trim: TrimMode::Queued,
         trim_ns: 20 * units::NS_PER_US,
@@ -448,6 +502,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         seed,
         occupied_pages: Vec::new(),
         age_occupied: false,
+        mqsim_layout: Some(mqsim_layout),
         physical_blocks_per_die: Some(blocks_per_die),
         mapping_cache_parts: 1,
         mapping_cache_per_flow: false,
@@ -457,6 +512,8 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         mapping_writeback_held: true,
         maps_on_first_read: false,
         channel_commands: None,
+        gc_copies_over_channel: false,
+        cleaning_before_reads: false,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;

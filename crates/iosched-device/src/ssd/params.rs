@@ -9,6 +9,7 @@
 //!   read-modify-write needs is not charged.
 //! - Garbage-collection copies stay on their die (copyback: tR then tPROG per program unit, no channel time).
 
+use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::{FtlGeometry, GcPolicy};
 use crate::spec::{choice, int_in, name_of, queue_depth};
 use iosched_core::units;
@@ -50,6 +51,10 @@ pub struct Occupied {
     pub first_page: u64,
     pub pages: u64,
     pub aging: Aging,
+    /// With MQSim's preconditioning layout (`SsdParams::mqsim_layout`): the pages it occupies instead, picked
+    /// among the first `precondition_range_pages` from `first_page`.
+    pub precondition_range_pages: u64,
+    pub precondition_pages: u64,
 }
 
 /// The channel time of a command's own cycles: a read's, an erase's and a one-plane program's command and
@@ -108,6 +113,9 @@ pub struct SsdParams {
     /// Whether the occupied ranges are then aged to a steady state, each as its `aging` says (MQSim's
     /// Enabled_Preconditioning); otherwise they are as freshly written, every other block free.
     pub age_occupied: bool,
+    /// With `age_occupied`: lay the occupied pages out as MQSim's preconditioning computes their steady state
+    /// (ssd/ftl/mqsim_layout.rs, `conform=mqsim`) rather than aging them by writing.
+    pub mqsim_layout: Option<MqsimLayout>,
     /// The physical blocks of a die when a device file gives the geometry (MQSim's files): then the logical
     /// capacity is what remains after over-provisioning, and `op` is not applied again.
     pub physical_blocks_per_die: Option<u32>,
@@ -139,6 +147,14 @@ pub struct SsdParams {
     /// transaction scheduler issue commands (`conform=mqsim`). None: a die starts its next operation at once
     /// (a controller that queues commands) and command cycles cost nothing.
     pub channel_commands: Option<ChannelCommandNs>,
+    /// A cleaning copy reads its page out over the channel and writes it back in, one page per command (MQSim's
+    /// GC with `Use_Copyback_for_GC=false`); otherwise copies stay inside the die (copyback), as many per program
+    /// as a multi-plane program takes.
+    pub gc_copies_over_channel: bool,
+    /// While a die has cleaning to do, it serves no user read before it (MQSim's cleaning in its urgent mode, which
+    /// `Preemptible_GC_Enabled=false` makes permanent); otherwise user reads go first and cleaning before programs.
+    pub cleaning_before_reads: bool,
+
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
@@ -267,6 +283,7 @@ fn nvme() -> SsdParams {
         seed: 1,
         occupied_pages: Vec::new(),
         age_occupied: false,
+        mqsim_layout: None,
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,
@@ -276,6 +293,8 @@ fn nvme() -> SsdParams {
         mapping_writeback_held: false,
         maps_on_first_read: false,
         channel_commands: None,
+        gc_copies_over_channel: false,
+        cleaning_before_reads: false,
         write_cache: None,
     }
 }
@@ -317,6 +336,7 @@ fn netflix() -> SsdParams {
         seed: 1,
         occupied_pages: Vec::new(),
         age_occupied: false,
+        mqsim_layout: None,
         physical_blocks_per_die: None,
         cmt_entries: 0,
         mapping_cache_parts: 1,
@@ -326,6 +346,8 @@ fn netflix() -> SsdParams {
         mapping_writeback_held: false,
         maps_on_first_read: false,
         channel_commands: None,
+        gc_copies_over_channel: false,
+        cleaning_before_reads: false,
         write_cache: None,
     }
 }

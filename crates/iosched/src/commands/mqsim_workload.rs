@@ -206,6 +206,8 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
         .map(|(i, f)| Filled {
             start: i as f64 / n,
             len: f.occupancy_percent / 100.0 / n,
+            precondition_range: f.preconditioned_share().0 / n,
+            precondition_len: f.preconditioned_share().1 / n,
             aging: match &f.kind {
                 FlowKind::Synthetic(s) if s.address == Address::Streaming => Aging::Sequential,
                 _ => Aging::Random,

@@ -35,13 +35,13 @@ impl Ssd {
     }
 
     /// If `die` is under its free-block threshold, take a victim now (the FTL moves its pages at once) and
-    /// queue on `d` the copies and the erase the die then spends its time on; whether it did. (A function of
-    /// the fields it needs, so that `kick` can call it while it reads the parameters.)
-    pub(super) fn clean_if_short(ftl: &mut Ftl, work: &mut GcWork, d: &mut Die, die: u32) -> bool {
-        if !ftl.needs_gc(die) || !ftl.collect_into(die, work) {
+    /// queue on the die the copies and the erase it then spends its time on; whether it did.
+    pub(super) fn clean_if_short(&mut self, die: u32) -> bool {
+        let d = &mut self.dies[die as usize];
+        if !self.ftl.needs_gc(die) || !self.ftl.collect_into(die, &mut self.gc_work) {
             return false;
         }
-        d.gc_copies.extend(work.copies.iter().copied());
+        d.gc_copies.extend(self.gc_work.copies.iter().copied());
         d.gc_erases_pending += 1;
         true
     }
@@ -168,8 +168,11 @@ impl Ssd {
         let commands = p.channel_commands.unwrap_or_default();
         // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
         // so a channel idle while dies sense serves whoever needs it meanwhile.
+        let cleaning_first = p.cleaning_before_reads && (!d.gc_copies.is_empty() || d.gc_erases_pending > 0);
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
             Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
+        } else if cleaning_first {
+            None
         } else if let Some(&(slot, _, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
             Some((DieOp::Read { slot }, bytes as u64))
         } else {
@@ -194,7 +197,15 @@ impl Ssd {
             return;
         }
         let d = &self.dies[die as usize];
-        let (op, end_ns) = if !d.gc_copies.is_empty() {
+        let (op, end_ns) = if !d.gc_copies.is_empty() && p.gc_copies_over_channel {
+            // One page: its read command, tR, the page out and back in over the channel with the program
+            // command, tPROG. (The channel is taken for its part at the start, the die's times follow.)
+            self.dies[die as usize].gc_copies.pop_front();
+            let start = now_ns.max(self.channel_free_ns[ch]);
+            let channel_ns = commands.read + 2 * self.page_transfer_ns(1) + commands.program;
+            self.channel_free_ns[ch] = start + channel_ns;
+            (DieOp::GcCopy, start + channel_ns + p.read_ns + p.program_ns)
+        } else if !d.gc_copies.is_empty() {
             let k = d.gc_copies.len().min(p.program_pages as usize);
             self.dies[die as usize].gc_copies.drain(..k);
             (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
@@ -213,9 +224,10 @@ impl Ssd {
             (DieOp::MappingProgram, self.channel_free_ns[ch] + p.program_ns)
         } else if !d.programs.is_empty() {
             // Clean one victim before programming more: its copies and erase come first.
-            if Self::clean_if_short(&mut self.ftl, &mut self.gc_work, &mut self.dies[die as usize], die) {
+            if self.clean_if_short(die) {
                 return self.start_op(now_ns, die);
             }
+            let p = &self.p;
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
             taken.clear();

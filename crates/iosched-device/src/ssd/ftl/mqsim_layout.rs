@@ -1,0 +1,321 @@
+//! MQSim's preconditioning layout: the occupied pages placed straight into blocks whose numbers of valid pages
+//! follow a computed steady state, as MQSim's FTL does when `Enabled_Preconditioning` is set, instead of aging
+//! the drive by writing (the FTL's own `random_overwrites_in`).
+//!
+//! Source: MQSim's FTL.cpp (Perform_precondition, step 2), utils/Helper_Functions.cpp (Euler_estimation,
+//! Combination_count) and Address_Mapping_Unit_Page_Level.cpp (Allocate_address_for_preconditioning). As there:
+//! - The distribution of valid pages per block is B. Van Houdt's mean-field model of d-choices cleaning
+//!   (SIGMETRICS 2013), started from a binomial and stepped by Euler's method; d is RGA's candidate count, 30
+//!   for greedy and FIFO. A streaming flow's blocks are wholly valid (share rho) or wholly stale.
+//!   rho = occupancy x (1 - over-provisioning) / (1 - the cleaning threshold's blocks / blocks per plane).
+//! - Per plane, the blocks to fill are (blocks per plane - threshold / 2) x the flow's share of the plane; the
+//!   distribution is shifted by whole pages so its mean matches the plane's occupied pages, each count's blocks
+//!   are its share of the goal rounded down (the pages left over go to the first count's blocks), and blocks are
+//!   filled from the most valid pages down, each taking the plane's highest logical pages left. Every other page
+//!   of a filled block is stale.
+//! - Each plane had its write frontiers (data, translation and cleaning, per flow) taken from its pool first.
+//!   Here a die's free blocks are its planes' pools plus one data frontier per plane and flow (room for the
+//!   first writes, which iosched's die opens from its pool as it needs it); the translation and cleaning
+//!   frontiers are set aside, used by nobody (MQSim never programs translation pages, and iosched's cleaning
+//!   opens its own block from the pool).
+//!
+//! Where MQSim's layout cannot place every page of a plane (MQSim then stops with an error), the rest are
+//! written afterwards as a drive writes them. Approximations: the occupied pages are picked uniformly as MQSim picks them, by iosched's own random numbers
+//! (so the same number per die, not the same pages); a streaming flow's are the first of its range, where
+//! MQSim's run starts at a random address. Hot/cold flows are laid out as uniform ones (MQSim shifts their
+//! distribution by their hot share).
+
+use super::{Ftl, Ppn};
+use iosched_core::rng::SimRng;
+
+/// How MQSim's preconditioning lays a drive out (the numbers it takes from the device file).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MqsimLayout {
+    pub blocks_per_plane: u32,
+    /// Planes of one of iosched's dies (MQSim's dies per chip x planes per die).
+    pub planes_per_die: u32,
+    /// MQSim's block_pool_gc_threshold: a plane starts cleaning when its free blocks fall under this.
+    pub gc_threshold_blocks: u32,
+    /// Candidates of the mean-field model (RGA's, or 30 for greedy); None for a policy whose model is not
+    /// followed (the drive is then aged by writing).
+    pub candidates: Option<u32>,
+    /// MQSim's Overprovisioning_Ratio (a share of the physical pages).
+    pub overprovisioning_ratio: f64,
+    /// Whether a flow's share of a plane is 1 / the flows (NVMe) or 1 (SATA).
+    pub shared_planes: bool,
+    /// The workload's flows (each has its own write frontiers in every plane).
+    pub flows: u32,
+}
+
+/// One flow to lay out: `pages` occupied logical pages among `first_page..first_page + range_pages` (at
+/// random, or the first ones when the flow streams), and its occupancy as its workload states it (a share of
+/// its own logical range; MQSim's rho takes that, not the pages it ends up placing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LaidOutFlow {
+    pub first_page: u64,
+    pub range_pages: u64,
+    pub pages: u64,
+    pub occupancy: f64,
+    pub streaming: bool,
+}
+
+/// MQSim's Combination_count: n choose k in floating point.
+fn combinations(n: f64, k: f64) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    let k = if k * 2.0 > n { n - k } else { k };
+    if k == 0.0 {
+        return 1.0;
+    }
+    let mut result = n;
+    let mut i = 2.0;
+    while i <= k {
+        result *= n - i + 1.0;
+        result /= i;
+        i += 1.0;
+    }
+    result
+}
+
+/// The steady-state share of blocks with each number of valid pages (0..=b) under d-choices cleaning of
+/// uniformly random writes at fill `rho`: MQSim's binomial start and Euler_estimation (step 0.001, at most
+/// 10,000 steps, until no term moves by 1e-10), including its handling of the last terms (the tail sums at
+/// b and b + 1 are zeroed by the first step, which leaves them unset).
+pub fn mean_field_distribution(pages_per_block: u32, rho: f64, candidates: u32) -> Vec<f64> {
+    let b = pages_per_block as usize;
+    let mu: Vec<f64> = (0..=b)
+        .map(|i| combinations(b as f64, i as f64) * rho.powf(i as f64) * (1.0 - rho).powf((b - i) as f64))
+        .collect();
+    let (h, max_diff, steps) = (0.001, 1e-10, 10_000);
+    let d = candidates as f64;
+    // w0[i]: the share of blocks with at least i valid pages.
+    let mut w0 = vec![0.0; b + 2];
+    let mut w = vec![0.0; b + 2];
+    w0[0] = 1.0;
+    w[0] = 1.0;
+    for i in 1..=b + 1 {
+        w0[i] = mu[i.min(b + 1)..].iter().sum();
+    }
+    let mut diff = f64::MAX;
+    let mut step = 0;
+    while step < steps && diff > max_diff {
+        let sigma: f64 = (1..=b).map(|j| w0[j].powf(d)).sum();
+        for i in 1..b {
+            w[i] = w0[i]
+                + h * (1.0
+                    - w0[i].powf(d)
+                    - (b as f64 - sigma) * ((i as f64 * (w0[i] - w0[i + 1])) / (b as f64 * rho)));
+        }
+        diff = (w[0] - w0[0]).abs();
+        for i in 1..=b {
+            diff = diff.max((w[i] - w0[i]).abs());
+        }
+        w0[1..].copy_from_slice(&w[1..]);
+        step += 1;
+    }
+    (0..=b).map(|i| w0[i] - w0[i + 1]).collect()
+}
+
+/// A streaming flow's blocks: wholly stale (1 - rho) or wholly valid (rho).
+pub fn streaming_distribution(pages_per_block: u32, rho: f64) -> Vec<f64> {
+    let b = pages_per_block as usize;
+    (0..=b)
+        .map(|i| {
+            if i == 0 {
+                1.0 - rho
+            } else if i == b {
+                rho
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// The valid pages of each block MQSim fills on one plane, in the order it fills them, for `pages` occupied
+/// logical pages of the plane and a goal of `goal_blocks` blocks (Allocate_address_for_preconditioning).
+pub fn plane_blocks(distribution: &[f64], goal_blocks: u32, pages: u64, pages_per_block: u32) -> Vec<u32> {
+    let b = pages_per_block as i64;
+    let goal = goal_blocks as f64;
+    // Shift the distribution by whole pages so that its mean is the plane's.
+    let model_mean: f64 = distribution.iter().enumerate().map(|(i, p)| p * i as f64 / b as f64).sum();
+    let real_mean = pages as f64 / (goal * b as f64);
+    let mut adjusted = distribution.to_vec();
+    if (model_mean - real_mean).abs() * b as f64 > 0.9999 {
+        let shift = ((real_mean - model_mean) * b as f64) as i64; // toward zero, as C's int()
+        if shift > 0 {
+            for i in 0..b {
+                adjusted[i as usize] = if i < shift { 0.0 } else { distribution[(i - shift) as usize] };
+            }
+        } else {
+            let shift = -shift;
+            for i in 0..b {
+                adjusted[i as usize] = if i < b - shift { distribution[(i + shift) as usize] } else { 0.0 };
+            }
+        }
+    }
+    let blocks_with = |v: i64| (adjusted[v as usize] * goal) as u64;
+    let placed: u64 = (0..=b).map(|v| v as u64 * blocks_with(v)).sum();
+    let mut unplaced = pages.saturating_sub(placed);
+    let mut remaining_blocks = goal_blocks as u64;
+    let mut pages_left = pages;
+    let mut blocks = Vec::new();
+    let mut v = b;
+    while v >= 0 {
+        let mut count = blocks_with(v);
+        if count > 0 && unplaced > 0 && v > 0 {
+            count += unplaced.div_ceil(v as u64);
+            unplaced = 0;
+        }
+        if count <= remaining_blocks {
+            remaining_blocks -= count;
+        } else {
+            count = remaining_blocks;
+            remaining_blocks = 0;
+        }
+        for _ in 0..count {
+            // MQSim lowers its loop's count here when the plane's pages run out, which also moves its loop on.
+            if (pages_left as i64) < v {
+                v = pages_left as i64;
+            }
+            blocks.push(v as u32);
+            pages_left -= v as u64;
+        }
+        v -= 1;
+    }
+    blocks
+}
+
+impl Ftl {
+    /// Lay the occupied pages of `flows` out as MQSim's preconditioning does (see the module's header), on a
+    /// drive nothing has been written to. `plane_of` gives the plane (of its die) a logical page belongs to.
+    /// The random picks follow `seed`.
+    pub fn lay_out_as_mqsim(
+        &mut self,
+        layout: &MqsimLayout,
+        flows: &[LaidOutFlow],
+        seed: u64,
+        plane_of: impl Fn(u64) -> u32,
+    ) {
+        let ppb = self.g.pages_per_block;
+        let planes = layout.planes_per_die.max(1);
+        let streams = layout.flows.max(1);
+        let share = if layout.shared_planes { 1.0 / streams as f64 } else { 1.0 };
+        let threshold = layout.gc_threshold_blocks;
+        let goal_blocks = ((layout.blocks_per_plane - threshold / 2) as f64 * share) as u32;
+        let rho_divisor = 1.0 - threshold as f64 / layout.blocks_per_plane as f64;
+        // Per die, the next block to fill.
+        let mut next_block = vec![0u32; self.g.dies as usize];
+        let mut opened = 0u64;
+        let mut unplaced = Vec::new();
+        for flow in flows {
+            let rho = flow.occupancy * (1.0 - layout.overprovisioning_ratio) / rho_divisor;
+            let distribution = if flow.streaming {
+                streaming_distribution(ppb, rho)
+            } else {
+                mean_field_distribution(ppb, rho, layout.candidates.unwrap_or(30))
+            };
+            let end = (flow.first_page + flow.range_pages).min(self.g.logical_pages);
+            let range = end.saturating_sub(flow.first_page);
+            let pages = flow.pages.min(range);
+            for die in 0..self.g.dies {
+                // The die's occupied pages of this flow, per plane, in address order: its share of them, picked
+                // uniformly among its pages of the range (Knuth's selection sampling), or its first ones.
+                let mut by_plane: Vec<Vec<u64>> = vec![Vec::new(); planes as usize];
+                let dies = self.g.dies as u64;
+                let first = flow.first_page + (die as u64 + dies - flow.first_page % dies) % dies;
+                let on_die = if first < end { (end - 1 - first) / dies + 1 } else { 0 };
+                let mut wanted = (pages as f64 * on_die as f64 / range.max(1) as f64).round() as u64;
+                let mut rng = SimRng::new(seed ^ (die as u64) << 32, 0x1a7);
+                for (k, lpn) in (first..end).step_by(dies as usize).enumerate() {
+                    let left = on_die - k as u64;
+                    let take = wanted > 0 && (flow.streaming || wanted >= left || rng.below(left) < wanted);
+                    if take {
+                        wanted -= 1;
+                        by_plane[(plane_of(lpn) % planes) as usize].push(lpn);
+                    }
+                }
+                for mut lpns in by_plane {
+                    for valid in plane_blocks(&distribution, goal_blocks, lpns.len() as u64, ppb) {
+                        let block = next_block[die as usize];
+                        if block >= self.g.blocks_per_die {
+                            break; // never past the die: what is left is written below
+                        }
+                        next_block[die as usize] += 1;
+                        let gb = self.global_block(die, block);
+                        let first_ppn: Ppn = gb as u64 * ppb as u64;
+                        for page in 0..valid as u64 {
+                            let lpn = lpns.pop().expect("a page for every valid slot");
+                            self.p2l[(first_ppn + page) as usize] = (lpn + 1) as u32;
+                            self.set_l2p_entry(lpn, (first_ppn + page + 1) as u32);
+                        }
+                        self.written[gb] = ppb;
+                        self.valid[gb] = valid;
+                        opened += 1;
+                        self.opened_at[gb] = opened;
+                    }
+                    unplaced.append(&mut lpns);
+                }
+            }
+        }
+        // Free: what no plane filled, less the translation and cleaning frontiers MQSim took per plane and flow.
+        let set_aside = 2 * planes * streams;
+        for die in 0..self.g.dies {
+            let filled = next_block[die as usize];
+            let first_free = (filled + set_aside).min(self.g.blocks_per_die);
+            let d = &mut self.dies[die as usize];
+            d.free = (first_free..self.g.blocks_per_die).rev().collect();
+            d.blocks_opened = opened;
+            d.host_open = None;
+            d.gc_open = None;
+        }
+        // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
+        // written as a drive writes them, cleaning as it goes.
+        let mut work = super::GcWork::default();
+        for lpn in unplaced {
+            self.write(lpn);
+            self.collect_until_ok(self.die_of_lpn(lpn), &mut work);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mean_field_distribution_is_a_distribution_peaked_below_full_blocks() {
+        let mu = mean_field_distribution(256, 0.877, 8);
+        assert_eq!(mu.len(), 257);
+        let sum: f64 = mu.iter().sum();
+        assert!((sum - 1.0).abs() < 0.01, "sums to {sum}");
+        let mean: f64 = mu.iter().enumerate().map(|(i, p)| p * i as f64).sum();
+        assert!(mean > 0.8 * 256.0 && mean < 256.0, "mean valid pages {mean}");
+    }
+
+    /// MQSim's own layout of one plane of its shipped drive with 256 blocks a plane, 12 % over-provisioning,
+    /// 95 % occupancy and RGA (8 candidates), as its Allocate_address_for_preconditioning placed it (a debug print
+    /// of MQSim 2.0 built from ../shared/peers, plane 0 of chip 0): 51,865 pages, 241 of the 250 blocks filled,
+    /// 46 with 242 valid pages, then one to four each from 241 down to 173, and a last with the 69 left.
+    #[test]
+    fn a_plane_is_laid_out_as_mqsims_preconditioning_lays_it_out() {
+        let rho = 0.95 * (1.0 - 0.12) / (1.0 - 12.0 / 256.0);
+        let blocks = plane_blocks(&mean_field_distribution(256, rho, 8), 250, 51_865, 256);
+        assert_eq!(blocks.iter().map(|&v| v as u64).sum::<u64>(), 51_865);
+        assert_eq!(blocks.len(), 241, "blocks filled");
+        assert_eq!(blocks.iter().filter(|&&v| v == 242).count(), 46);
+        assert_eq!(blocks.iter().filter(|&&v| v == 241).count(), 3);
+        assert_eq!(blocks.iter().filter(|&&v| v == 204).count(), 4);
+        assert_eq!(blocks.iter().filter(|&&v| v == 173).count(), 1);
+        assert_eq!(blocks.iter().filter(|&&v| v == 172).count(), 0, "the 172s' block takes the 69 pages left");
+        assert_eq!(*blocks.last().unwrap(), 69);
+    }
+
+    #[test]
+    fn a_streaming_flow_leaves_whole_blocks_valid() {
+        let blocks = plane_blocks(&streaming_distribution(64, 0.5), 100, 64 * 50, 64);
+        assert!(blocks.iter().all(|&v| v == 64 || v == 0), "{blocks:?}");
+        assert_eq!(blocks.iter().map(|&v| v as u64).sum::<u64>(), 64 * 50);
+    }
+}
