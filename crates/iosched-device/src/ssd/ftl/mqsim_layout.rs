@@ -207,7 +207,6 @@ impl Ftl {
         let rho_divisor = 1.0 - threshold as f64 / layout.blocks_per_plane as f64;
         // Per die, the next block to fill.
         let mut next_block = vec![0u32; self.g.dies as usize];
-        let mut opened = 0u64;
         let mut unplaced = Vec::new();
         for flow in flows {
             let rho = flow.occupancy * (1.0 - layout.overprovisioning_ratio) / rho_divisor;
@@ -252,8 +251,7 @@ impl Ftl {
                         }
                         self.written[gb] = ppb;
                         self.valid[gb] = valid;
-                        opened += 1;
-                        self.opened_at[gb] = opened;
+                        self.opened_at[gb] = block as u64 + 1; // the die's blocks are opened in order
                     }
                     unplaced.append(&mut lpns);
                 }
@@ -266,7 +264,7 @@ impl Ftl {
             let first_free = (filled + set_aside).min(self.g.blocks_per_die);
             let d = &mut self.dies[die as usize];
             d.free = (first_free..self.g.blocks_per_die).rev().collect();
-            d.blocks_opened = opened;
+            d.blocks_opened = filled as u64;
             d.host_open = None;
             d.gc_open = None;
         }
