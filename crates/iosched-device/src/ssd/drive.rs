@@ -304,17 +304,7 @@ impl Ssd {
                     streaming: o.aging == Aging::Sequential,
                 })
                 .collect();
-            let (dies, groups, per_group) = (p.dies() as u64, p.plane_groups.max(1) as u64, p.program_pages as u64);
-            // The plane a page's writes go to (the drive's CWDP order, as advance_plane_frontier numbers planes).
-            let plane_of = |lpn: u64| {
-                let x = lpn / dies;
-                if p.plane_groups == 0 {
-                    0
-                } else {
-                    ((x % groups) * per_group + (x / groups) % per_group) as u32
-                }
-            };
-            ftl.lay_out_as_mqsim(&layout, &flows, p.seed, plane_of);
+            ftl.lay_out_as_mqsim(&layout, &flows, p.seed, |lpn| p.plane_of(lpn));
             ftl.reset_counters();
         } else if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
             let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();

@@ -164,6 +164,17 @@ impl SsdParams {
         self.channels * self.dies_per_channel
     }
 
+    /// With planes (`plane_groups` > 0): the plane of its die that logical page `lpn` is written to, in MQSim's
+    /// CWDP order (after the channels and chips, the chip's dies, that is plane groups, then their planes).
+    pub fn plane_of(&self, lpn: u64) -> u32 {
+        if self.plane_groups == 0 {
+            return 0;
+        }
+        let (groups, per_group) = (self.plane_groups as u64, self.program_pages as u64);
+        let x = lpn / self.dies() as u64;
+        ((x % groups) * per_group + (x / groups) % per_group) as u32
+    }
+
     /// The FTL's shape. `op` is the spare the cleaning works with: each die holds its share of the logical
     /// space, `op` times that share rounded to whole blocks, and on top of both the cleaning reserve, which a
     /// steady-state die never fills: the `gc_free_blocks` it keeps free and one more for the unwritten halves of

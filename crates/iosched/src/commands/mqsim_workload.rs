@@ -203,11 +203,12 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
         .flows
         .iter()
         .enumerate()
-        .map(|(i, f)| Filled {
+        .map(|(i, f)| (i, f, f.preconditioned_share()))
+        .map(|(i, f, (precondition_range, precondition_len))| Filled {
             start: i as f64 / n,
             len: f.occupancy_percent / 100.0 / n,
-            precondition_range: f.preconditioned_share().0 / n,
-            precondition_len: f.preconditioned_share().1 / n,
+            precondition_range: precondition_range / n,
+            precondition_len: precondition_len / n,
             aging: match &f.kind {
                 FlowKind::Synthetic(s) if s.address == Address::Streaming => Aging::Sequential,
                 _ => Aging::Random,

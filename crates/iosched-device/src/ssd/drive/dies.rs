@@ -13,11 +13,8 @@ impl Ssd {
             return (0, 0);
         }
         let die = self.ftl.die_of_lpn(lpn) as u64;
-        let (groups, per_group) = (self.p.plane_groups as u64, self.p.program_pages as u64);
-        let planes = groups * per_group;
-        // MQSim's CWDP order: after the channels and chips, the chip's dies (plane groups), then their planes.
-        let x = lpn / self.p.dies() as u64;
-        let plane = ((x % groups) * per_group + (x / groups) % per_group) as u16;
+        let planes = self.p.plane_groups as u64 * self.p.program_pages as u64;
+        let plane = self.p.plane_of(lpn) as u16;
         let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
         let page = *frontier;
         *frontier = (*frontier + 1) % self.p.pages_per_block;
