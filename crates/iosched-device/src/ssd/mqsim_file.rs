@@ -54,7 +54,9 @@
 //!   preconditioned runs measured, so it was not kept; BENCHMARKS.md). On the runs of test
 //!   `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace` the two agree within 5 % on response
 //!   time and pages programmed; with 256 KiB writes at depth 8, or planes of 128 blocks, iosched answers
-//!   55-64 % faster than MQSim while programming more (BENCHMARKS.md, "MQSim's preconditioning layout").
+//!   55-64 % faster than MQSim while programming more (BENCHMARKS.md, "MQSim's preconditioning layout"). There
+//!   each write puts one page on every chip, so iosched's chips, with one pool and write frontier each, open
+//!   blocks and clean in lockstep, where MQSim's planes, each with its own pool, frontier and trigger, do not.
 //! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
 //!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
 //!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
