@@ -273,6 +273,38 @@ fn steady_state(g: FtlGeometry, seed: u64) -> Result<Ftl, String> {
     Ok(ftl)
 }
 
+/// Write the occupied ranges before the run: laid out as MQSim's preconditioning lays them out (`mqsim_layout`),
+/// or filled and then, when the drive ages what is written, aged by writing.
+fn occupy(ftl: &mut Ftl, p: &SsdParams) {
+    if let Some(layout) = p.mqsim_layout.filter(|_| p.age_occupied) {
+        // Each flow's range is an equal part of the logical space, its occupancy a share of that part.
+        let flow_pages = ftl.geometry().logical_pages as f64 / layout.flows.max(1) as f64;
+        let flows: Vec<LaidOutFlow> = p
+            .occupied_pages
+            .iter()
+            .map(|o| LaidOutFlow {
+                first_page: o.first_page,
+                range_pages: o.precondition_range_pages,
+                pages: o.precondition_pages,
+                occupancy: (o.pages as f64 / flow_pages).min(1.0),
+                streaming: o.aging == Aging::Sequential,
+            })
+            .collect();
+        ftl.lay_out_as_mqsim(&layout, &flows, p.seed, |lpn| p.plane_of(lpn));
+        return;
+    }
+    let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
+    ftl.fill_ranges(&ranges);
+    if p.age_occupied {
+        for (i, o) in p.occupied_pages.iter().enumerate() {
+            match o.aging {
+                Aging::Random => ftl.random_overwrites_in(o.first_page, o.pages, 2 * o.pages, p.seed + i as u64),
+                Aging::Sequential => ftl.fill_range(o.first_page, o.pages),
+            }
+        }
+    }
+}
+
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
         // Events name a die or a command slot in 24 bits (slots are bounded by queue_depth, at most 65536).
@@ -289,36 +321,8 @@ impl Ssd {
         };
         ftl.seed_cleaning(p.seed);
         // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
-        let layout = p.mqsim_layout.filter(|l| p.age_occupied && l.candidates.is_some());
-        if let (Some(layout), false, false) = (layout, p.occupied_pages.is_empty(), p.maps_on_first_read) {
-            // Each flow's range is an equal part of the logical space, its occupancy a share of that part.
-            let flow_pages = ftl.geometry().logical_pages as f64 / layout.flows.max(1) as f64;
-            let flows: Vec<LaidOutFlow> = p
-                .occupied_pages
-                .iter()
-                .map(|o| LaidOutFlow {
-                    first_page: o.first_page,
-                    range_pages: o.precondition_range_pages,
-                    pages: o.precondition_pages,
-                    occupancy: (o.pages as f64 / flow_pages).min(1.0),
-                    streaming: o.aging == Aging::Sequential,
-                })
-                .collect();
-            ftl.lay_out_as_mqsim(&layout, &flows, p.seed, |lpn| p.plane_of(lpn));
-            ftl.reset_counters();
-        } else if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
-            let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
-            ftl.fill_ranges(&ranges);
-            if p.age_occupied {
-                for (i, o) in p.occupied_pages.iter().enumerate() {
-                    match o.aging {
-                        Aging::Random => {
-                            ftl.random_overwrites_in(o.first_page, o.pages, 2 * o.pages, p.seed + i as u64)
-                        }
-                        Aging::Sequential => ftl.fill_range(o.first_page, o.pages),
-                    }
-                }
-            }
+        if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
+            occupy(&mut ftl, &p);
             ftl.reset_counters();
         }
         let dies = (0..p.dies())

@@ -407,7 +407,6 @@ impl Ftl {
                 drawn.push(b);
             }
         }
-        drawn.sort_unstable();
         let ppb = self.g.pages_per_block;
         drawn
             .into_iter()

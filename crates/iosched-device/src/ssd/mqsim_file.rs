@@ -453,21 +453,24 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     // MQSim's block_pool_gc_threshold: the share of a plane's blocks rounded down, at least 1 and at least the
     // cleaning operations a plane may have under way (10, fixed in its SSD_Device.cpp).
     let mqsim_gc_threshold = ((gc_threshold * blocks_per_plane as f64) as u32).max(1).max(MQSIM_GC_UNDER_WAY_PER_PLANE);
-    let mqsim_layout = MqsimLayout {
+    // RGA draws log2 of a plane's blocks, rounded down (GC_and_WL_Unit_Page_Level's rga_set_size).
+    let rga_candidates = (blocks_per_plane as f64).log2() as u32;
+    // MQSim's mean-field model takes RGA's candidate count and 30 for greedy and FIFO; its other policies have
+    // models of their own, not followed here (such a drive is aged by writing).
+    let model_candidates = match gc.as_str() {
+        "RGA" => Some(rga_candidates),
+        "GREEDY" | "FIFO" => Some(30),
+        _ => None,
+    };
+    let mqsim_layout = model_candidates.map(|candidates| MqsimLayout {
         blocks_per_plane,
         planes_per_die: dies_per_chip * planes,
         gc_threshold_blocks: mqsim_gc_threshold,
-        // MQSim's mean-field model takes RGA's candidate count (log2 of the blocks of a plane, rounded down) and
-        // 30 for greedy and FIFO; its other policies have models of their own, not followed here.
-        candidates: match gc.as_str() {
-            "RGA" => Some((blocks_per_plane as f64).log2() as u32),
-            "GREEDY" | "FIFO" => Some(30),
-            _ => None,
-        },
+        candidates,
         overprovisioning_ratio: op,
         shared_planes: host != "SATA",
         flows: 1,
-    };
+    });
     if gc_free_blocks as u64 + 2 >= blocks_per_die as u64 {
         return Err(s.bad("GC_Exec_Threshold", "a threshold that leaves blocks to write into"));
     }
@@ -490,12 +493,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         capacity_bytes: logical_pages_per_plane * total_planes * page_bytes,
         op: op / (1.0 - op).max(1e-9),
         gc_free_blocks,
-        // RGA draws log2 of a plane's blocks (GC_and_WL_Unit_Page_Level's rga_set_size).
-        gc_policy: if gc == "RGA" {
-            GcPolicy::Randomized { candidates: (blocks_per_plane as f64).log2() as u32 }
-        } else {
-            GcPolicy::Greedy
-        },
+        gc_policy: if gc == "RGA" { GcPolicy::Randomized { candidates: rga_candidates } } else { GcPolicy::Greedy },
         write_buffer_bytes: 0,
         trim: TrimMode::Queued,
         trim_ns: 20 * units::NS_PER_US,
@@ -504,7 +502,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         seed,
         occupied_pages: Vec::new(),
         age_occupied: false,
-        mqsim_layout: Some(mqsim_layout),
+        mqsim_layout,
         physical_blocks_per_die: Some(blocks_per_die),
         mapping_cache_parts: 1,
         mapping_cache_per_flow: false,

@@ -7,7 +7,8 @@
 //!   by one (planes count only toward capacity).
 //! - A write smaller than a page is charged as a whole-page program; the read of the old page that a real
 //!   read-modify-write needs is not charged.
-//! - Garbage-collection copies stay on their die (copyback: tR then tPROG per program unit, no channel time).
+//! - Garbage-collection copies stay on their die (copyback: tR then tPROG per program unit, no channel time);
+//!   an MQSim file under `conform=mqsim` moves them over the channel instead (`gc_copies_over_channel`).
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::{FtlGeometry, GcPolicy};
@@ -154,7 +155,6 @@ pub struct SsdParams {
     /// While a die has cleaning to do, it serves no user read before it (MQSim's cleaning in its urgent mode, which
     /// `Preemptible_GC_Enabled=false` makes permanent); otherwise user reads go first and cleaning before programs.
     pub cleaning_before_reads: bool,
-
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }

@@ -34,11 +34,11 @@ pub struct MqsimLayout {
     pub blocks_per_plane: u32,
     /// Planes of one of iosched's dies (MQSim's dies per chip x planes per die).
     pub planes_per_die: u32,
-    /// MQSim's block_pool_gc_threshold: a plane starts cleaning when its free blocks fall under this.
+    /// MQSim's block_pool_gc_threshold (a plane cleans when its free blocks fall under it): the layout leaves
+    /// half of it free per plane and takes it out of rho. (iosched's cleaning keeps its own threshold.)
     pub gc_threshold_blocks: u32,
-    /// Candidates of the mean-field model (RGA's, or 30 for greedy); None for a policy whose model is not
-    /// followed (the drive is then aged by writing).
-    pub candidates: Option<u32>,
+    /// Candidates of the mean-field model (RGA's, or 30 for greedy).
+    pub candidates: u32,
     /// MQSim's Overprovisioning_Ratio (a share of the physical pages).
     pub overprovisioning_ratio: f64,
     /// Whether a flow's share of a plane is 1 / the flows (NVMe) or 1 (SATA).
@@ -198,6 +198,10 @@ impl Ftl {
         seed: u64,
         plane_of: impl Fn(u64) -> u32,
     ) {
+        debug_assert!(
+            self.dies.iter().all(|d| d.free.len() == self.g.blocks_per_die as usize) && self.fill.is_none(),
+            "MQSim's layout is of a drive nothing was written to"
+        );
         let ppb = self.g.pages_per_block;
         let planes = layout.planes_per_die.max(1);
         let streams = layout.flows.max(1);
@@ -213,7 +217,7 @@ impl Ftl {
             let distribution = if flow.streaming {
                 streaming_distribution(ppb, rho)
             } else {
-                mean_field_distribution(ppb, rho, layout.candidates.unwrap_or(30))
+                mean_field_distribution(ppb, rho, layout.candidates)
             };
             let end = (flow.first_page + flow.range_pages).min(self.g.logical_pages);
             let range = end.saturating_sub(flow.first_page);
