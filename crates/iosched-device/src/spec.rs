@@ -95,6 +95,17 @@ pub struct Filled {
 /// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
 /// one per flow of the workload, each flow's range an equal part of the logical space.
 /// Only SSDs keep what was written; other kinds are built as they are, with a warning.
+/// For an MQSim device file (`mqsim:FILE,...`): the first and last logical sector of each of `flows` flows as
+/// MQSim partitions its logical space among them ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]);
+/// None for other devices.
+pub fn mqsim_flow_sector_ranges(spec: &str, flows: u32) -> Result<Option<Vec<(u64, u64)>>, SpecError> {
+    let err = |reason: String| SpecError { spec: spec.to_string(), reason };
+    let (head, pairs) = split_keys(spec).map_err(err)?;
+    let Some(("mqsim", file)) = head.split_once(':') else { return Ok(None) };
+    let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
+    Ok(Some(device.flow_sector_ranges(flows)))
+}
+
 pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let (head, pairs) = split_keys(spec).map_err(err)?;

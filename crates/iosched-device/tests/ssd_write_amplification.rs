@@ -5,11 +5,11 @@
 use iosched_device::ssd::ftl::{lambert_w_write_amplification, Ftl, FtlGeometry, GcPolicy};
 
 fn steady_state_wa(op: f64, policy: GcPolicy) -> f64 {
-    let (dies, blocks_per_die, pages_per_block) = (4u32, 1024u32, 64u32);
-    let physical = (dies * blocks_per_die * pages_per_block) as f64;
+    let (pools, blocks_per_pool, pages_per_block) = (4u32, 1024u32, 64u32);
+    let physical = (pools * blocks_per_pool * pages_per_block) as f64;
     let g = FtlGeometry {
-        dies,
-        blocks_per_die,
+        pools,
+        blocks_per_pool,
         pages_per_block,
         logical_pages: (physical / (1.0 + op)).round() as u64,
         gc_free_blocks: 2,

@@ -16,6 +16,7 @@
 //! - sprandom (fio's preconditioning) gives the writes' blocks itself (see [`crate::sprandom`]) and ends the job.
 
 use crate::job::{BlockSizes, Distribution, JobSpec, RwMode};
+use crate::mqsim_random::MqsimFlowDraws;
 use crate::random_map::RandomMap;
 use crate::sprandom::SpRandom;
 use iosched_core::request::Op;
@@ -205,6 +206,8 @@ pub struct IoGenerator {
     /// num_range: ranges per trim command, and the ranges of the last trim drawn when it is above 1.
     num_range: u32,
     trim_ranges: Vec<(u64, u64)>,
+    /// An MQSim flow's own draws, with the region's end: they give every I/O instead of the rules above.
+    mqsim: Option<(MqsimFlowDraws, u64)>,
 }
 
 /// fio's zonemode=strided (io_u.c): I/O keeps to `[start, start + range)` of each file until `size` bytes were
@@ -274,6 +277,7 @@ impl IoGenerator {
             sprandom,
             num_range: job.num_range.max(1),
             trim_ranges: Vec::new(),
+            mqsim: job.mqsim_draws.map(|d| (MqsimFlowDraws::new(d), region_start_bytes + region_len_bytes)),
         }
     }
 
@@ -354,6 +358,9 @@ impl IoGenerator {
     }
 
     pub fn next(&mut self, rng: &mut SimRng) -> NextIo {
+        if let Some((draws, region_end_bytes)) = &mut self.mqsim {
+            return Self::mqsim_next(draws, self.region_start_bytes, *region_end_bytes);
+        }
         if let Some(trimmed) = self.write_after_trim.take() {
             return NextIo { op: Op::Write, ..trimmed };
         }
@@ -366,6 +373,17 @@ impl IoGenerator {
             self.write_after_trim = Some(io);
         }
         io
+    }
+
+    /// The next I/O as MQSim's flow draws it. Its addresses are MQSim's (the flows' logical ranges as MQSim
+    /// partitions them); the few that fall outside this job's region (iosched's ranges are whole pages) are
+    /// moved into it.
+    fn mqsim_next(draws: &mut MqsimFlowDraws, region_start_bytes: u64, region_end_bytes: u64) -> NextIo {
+        const SECTOR: u64 = 512;
+        let r = draws.next_request();
+        let len_bytes = (r.sectors * SECTOR).min(region_end_bytes - region_start_bytes);
+        let offset_bytes = (r.sector * SECTOR).clamp(region_start_bytes, region_end_bytes - len_bytes);
+        NextIo { op: if r.read { Op::Read } else { Op::Write }, offset_bytes, len_bytes }
     }
 
     /// fio's fill_multi_range_io_u: the trim `io` becomes a command of num_range ranges, each drawn as a trim

@@ -339,6 +339,9 @@ pub struct JobSpec {
     /// iodepth_mode=stepped (None: fio's default, a fixed depth).
     pub iodepth_stepped: Option<SteppedDepth>,
     pub sprandom_spec: crate::sprandom::SpRandomSpec,
+    /// Not a fio option: the job is a synthetic flow of an MQSim workload file, and draws its directions and
+    /// addresses as MQSim's flow does (see [`crate::mqsim_random`]) instead of from iosched's random stream.
+    pub mqsim_draws: Option<crate::mqsim_random::MqsimDraws>,
     /// fill_device: the job writes until the device is full: its region runs from its offset to the end of the
     /// device, whatever its size says.
     pub fill_device: bool,
@@ -457,6 +460,7 @@ impl Default for JobSpec {
             num_range: 1,
             iodepth_stepped: None,
             sprandom_spec: crate::sprandom::SpRandomSpec::default(),
+            mqsim_draws: None,
             fill_device: false,
             wait_for: None,
             zone_strided: false,

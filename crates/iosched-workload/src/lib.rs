@@ -9,6 +9,7 @@
 pub mod fio;
 pub mod generator;
 pub mod job;
+pub mod mqsim_random;
 pub mod mqsim_workload;
 pub mod random_map;
 pub mod sprandom;

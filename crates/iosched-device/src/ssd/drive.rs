@@ -128,6 +128,9 @@ struct PendingProgram {
     slot: Option<u32>,
     /// When the program was queued for its die (for the mean program turnaround).
     queued_ns: u64,
+    /// The FTL has given the page its place already (`mqsim_cleaning`: when it was queued, as MQSim allocates
+    /// a write's page when it dispatches it); otherwise that happens when the program starts.
+    placed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +146,13 @@ enum DieOp {
     },
     /// A translation page written back.
     MappingProgram,
+    /// Cleaning copies made inside the die (copyback).
     GcCopy,
+    /// Cleaning copies' pages read out (`gc_moving`), their data then moved over the channel.
+    GcRead,
+    /// Cleaning copies' pages written back in (`gc_moving`).
+    GcWrite,
+    /// Cleaning victims' erase (`erasing`: each block's first page).
     Erase,
 }
 
@@ -158,9 +167,16 @@ struct Die {
     mapping_reads: VecDeque<u64>,
     mapping_programs: u32,
     programs: VecDeque<PendingProgram>,
-    /// Garbage collection under way: copies left, then the erase.
+    /// Garbage collection under way: copies left (to read, with `gc_copies_over_channel`), then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
-    gc_erases_pending: u32,
+    /// With `gc_copies_over_channel`: copies read out, waiting to be written back in.
+    gc_writes: VecDeque<(Ppn, Ppn)>,
+    /// The copies the operation in progress reads or writes.
+    gc_moving: Vec<(Ppn, Ppn)>,
+    /// The victims the erase in progress erases.
+    erasing: Vec<Ppn>,
+    /// Victims whose erase is due once their copies are done: each block's first page.
+    gc_erases: VecDeque<Ppn>,
     /// Waits for its channel to go idle before its next command (`channel_commands`).
     waiting_for_channel: bool,
     /// Programs taken by the operation in progress.
@@ -290,7 +306,7 @@ fn occupy(ftl: &mut Ftl, p: &SsdParams) {
                 streaming: o.aging == Aging::Sequential,
             })
             .collect();
-        ftl.lay_out_as_mqsim(&layout, &flows, p.seed, |lpn| p.plane_of(lpn));
+        ftl.lay_out_as_mqsim(&layout, &flows, p.seed);
         return;
     }
     let ranges: Vec<(u64, u64)> = p.occupied_pages.iter().map(|o| (o.first_page, o.pages)).collect();
@@ -336,7 +352,10 @@ impl Ssd {
                 mapping_programs: 0,
                 programs: VecDeque::new(),
                 gc_copies: VecDeque::new(),
-                gc_erases_pending: 0,
+                gc_erases: VecDeque::new(),
+                gc_writes: VecDeque::new(),
+                gc_moving: Vec::new(),
+                erasing: Vec::new(),
                 waiting_for_channel: false,
                 programming: Vec::new(),
                 sensed_bytes: 0,
@@ -557,6 +576,16 @@ impl Ssd {
         }
     }
 
+    /// The die a logical page is written to: its FTL pool's (a pool is a die, or a plane of die `pool % dies`).
+    fn die_of_lpn(&self, lpn: u64) -> u32 {
+        self.ftl.pool_of_lpn(lpn) % self.p.dies()
+    }
+
+    /// The die a physical page is on.
+    fn die_of_ppn(&self, ppn: Ppn) -> u32 {
+        self.ftl.pool_of_ppn(ppn) % self.p.dies()
+    }
+
     /// Translation pages are spread over the dies like data pages.
     fn translation_die(&self, translation_page: u64) -> u32 {
         (translation_page % self.p.dies() as u64) as u32
@@ -593,9 +622,14 @@ impl Ssd {
         let ppn = match ppn {
             Some(ppn) => ppn,
             None if self.p.maps_on_first_read => {
+                let pool = self.ftl.pool_of_lpn(lpn);
+                let opened = self.ftl.blocks_opened(pool);
                 let ppn = self.ftl.map_unwritten(lpn);
-                let die = self.ftl.die_of_ppn(ppn);
-                self.clean_if_short(die);
+                if self.p.mqsim_cleaning.is_some() {
+                    self.pool_opened_blocks(pool, opened);
+                } else {
+                    self.clean_if_short(self.die_of_ppn(ppn));
+                }
                 ppn
             }
             None => {
@@ -603,9 +637,9 @@ impl Ssd {
                 return;
             }
         };
-        let die = self.ftl.die_of_ppn(ppn);
+        let die = self.die_of_ppn(ppn);
         let d = &mut self.dies[die as usize];
-        if matches!(d.op, DieOp::Program | DieOp::GcCopy | DieOp::Erase) {
+        if matches!(d.op, DieOp::Program | DieOp::GcCopy | DieOp::GcWrite | DieOp::Erase) {
             self.stats.reads_behind_program_or_erase += 1;
             self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
         }
@@ -644,7 +678,8 @@ impl Ssd {
             }
             for (lpn, bytes) in taken.write_backs {
                 self.unprogrammed_pages += 1;
-                let pp = PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None, queued_ns: 0 };
+                let pp =
+                    PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None, queued_ns: 0, placed: false };
                 if self.mapped_entry_cached(lpn) {
                     self.queue_program(now_ns, pp);
                 } else {
@@ -740,6 +775,7 @@ impl Ssd {
                         bytes: bytes as u32,
                         slot: waiter,
                         queued_ns: 0,
+                        placed: false,
                     };
                     if self.mapped_entry_cached(lpn) {
                         self.queue_program(now_ns, pp);

@@ -2,9 +2,11 @@
 //! physical pages are valid, and which block to clean next. No timing: the drive model ([`super::drive`]) asks
 //! it where to read and program and charges the die time; preconditioning drives it directly.
 //!
-//! Layout follows MQSim's static allocation: logical page `lpn` belongs to die `lpn % dies`, so each die is an
-//! independent FTL over its share of the logical space. Within a die, host writes append to an open block and
-//! garbage-collection copies append to a separate open block. When a die's free blocks fall under
+//! The FTL manages its blocks in pools, each with its own free blocks, write frontiers and cleaning: a pool is
+//! one die, or (the drive says which) one plane of a die, as MQSim's FTL keeps a block pool per plane. Layout
+//! follows MQSim's static allocation: logical page `lpn` belongs to pool `lpn % pools`, so each pool is an
+//! independent FTL over its share of the logical space. Within a pool, host writes append to an open block and
+//! garbage-collection copies append to a separate open block. When a pool's free blocks fall under
 //! `gc_free_blocks`, it cleans one victim: greedy (fewest valid pages), cost-benefit (lowest
 //! u / ((1 - u) x age), age in blocks written since the victim was last written) or randomized greedy (the
 //! fewest valid pages among a few blocks drawn at random), copies the victim's valid pages and erases it. Trim
@@ -28,8 +30,8 @@ pub enum GcPolicy {
     Greedy,
     CostBenefit,
     /// Randomized greedy (MQSim's RGA, Van Houdt's d-choices): the fewest valid pages among `candidates`
-    /// blocks of the die drawn at random (MQSim draws them from a plane, log2 of its blocks). When none drawn is
-    /// full, greedy over the die (MQSim would skip cleaning until its next block allocation).
+    /// blocks of the pool drawn at random (MQSim draws log2 of a plane's blocks from the plane). When none drawn
+    /// is full, greedy over the pool (MQSim would skip cleaning until its next block allocation).
     Randomized {
         candidates: u32,
     },
@@ -38,18 +40,20 @@ pub enum GcPolicy {
 /// The shape the FTL manages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FtlGeometry {
-    pub dies: u32,
-    pub blocks_per_die: u32,
+    /// Units with their own free blocks, frontiers and cleaning (dies, or planes); `lpn` is in pool
+    /// `lpn % pools`.
+    pub pools: u32,
+    pub blocks_per_pool: u32,
     pub pages_per_block: u32,
     pub logical_pages: u64,
-    /// Clean when a die has fewer free blocks than this.
+    /// Clean when a pool has fewer free blocks than this.
     pub gc_free_blocks: u32,
     pub gc_policy: GcPolicy,
 }
 
 impl FtlGeometry {
     pub fn physical_pages(&self) -> u64 {
-        self.dies as u64 * self.blocks_per_die as u64 * self.pages_per_block as u64
+        self.pools as u64 * self.blocks_per_pool as u64 * self.pages_per_block as u64
     }
 
     /// Physical over logical capacity minus one.
@@ -59,25 +63,26 @@ impl FtlGeometry {
 
     /// Why this geometry cannot work, if it cannot.
     pub fn check(&self) -> Result<(), String> {
-        if self.dies == 0 || self.blocks_per_die == 0 || self.pages_per_block == 0 {
-            return Err("dies, blocks and pages per block must be at least 1".into());
+        if self.pools == 0 || self.blocks_per_pool == 0 || self.pages_per_block == 0 {
+            return Err("pools, blocks and pages per block must be at least 1".into());
         }
         if self.physical_pages() > u32::MAX as u64 - 1 {
             return Err(format!("{} physical pages is more than this FTL addresses (2^32 - 2)", self.physical_pages()));
         }
-        if self.gc_free_blocks < 2 || self.gc_free_blocks + 2 >= self.blocks_per_die {
+        if self.gc_free_blocks < 2 || self.gc_free_blocks + 2 >= self.blocks_per_pool {
             return Err(format!(
-                "gc_free_blocks {} must be at least 2 and leave room in a die of {} blocks",
-                self.gc_free_blocks, self.blocks_per_die
+                "gc_free_blocks {} must be at least 2 and leave room in a pool of {} blocks",
+                self.gc_free_blocks, self.blocks_per_pool
             ));
         }
-        // Each die needs its share of logical pages plus the free blocks and two open blocks.
-        let per_die_logical = self.logical_pages.div_ceil(self.dies as u64);
-        let usable = (self.blocks_per_die - self.gc_free_blocks - 2) as u64 * self.pages_per_block as u64;
-        if per_die_logical > usable {
+        // Each pool needs room for its share of logical pages beside its two open blocks and one free block.
+        // (A threshold above the spare this leaves, as MQSim's files allow, keeps a full pool cleaning.)
+        let per_pool_logical = self.logical_pages.div_ceil(self.pools as u64);
+        let usable = (self.blocks_per_pool - 3) as u64 * self.pages_per_block as u64;
+        if per_pool_logical > usable {
             return Err(format!(
-                "over-provisioning {:.3} is too small: a die holds {usable} pages beyond its reserve, its share of the \
-                 logical space is {per_die_logical}",
+                "over-provisioning {:.3} is too small: a pool holds {usable} pages beyond its reserve, its share of the \
+                 logical space is {per_pool_logical}",
                 self.over_provisioning()
             ));
         }
@@ -85,7 +90,7 @@ impl FtlGeometry {
     }
 }
 
-/// A physical page: (die, block within die, page within block) flattened.
+/// A physical page: (pool, block within pool, page within block) flattened.
 pub type Ppn = u64;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,12 +113,14 @@ impl FtlCounters {
 }
 
 #[derive(Clone)]
-struct Die {
+struct Pool {
     free: Vec<u32>,
     host_open: Option<u32>,
     gc_open: Option<u32>,
-    /// Blocks written on this die, for cost-benefit ages.
+    /// Blocks opened in this pool, for cost-benefit ages.
     blocks_opened: u64,
+    /// Victims whose pages have moved but whose erase has not been done ([`Ftl::take_victim`]).
+    erasing: u32,
 }
 
 #[derive(Clone)]
@@ -133,7 +140,7 @@ pub struct Ftl {
     valid: Vec<u32>,
     written: Vec<u32>,
     opened_at: Vec<u64>,
-    dies: Vec<Die>,
+    pools: Vec<Pool>,
     counters: FtlCounters,
     fill: Option<Box<fill::Fill>>,
     /// Draws candidates for randomized cleaning.
@@ -151,13 +158,14 @@ pub struct GcWork {
 impl Ftl {
     pub fn new(g: FtlGeometry) -> Result<Ftl, String> {
         g.check()?;
-        let blocks = g.dies as usize * g.blocks_per_die as usize;
-        let dies = (0..g.dies)
-            .map(|_| Die {
-                free: (0..g.blocks_per_die).rev().collect(),
+        let blocks = g.pools as usize * g.blocks_per_pool as usize;
+        let pools = (0..g.pools)
+            .map(|_| Pool {
+                free: (0..g.blocks_per_pool).rev().collect(),
                 host_open: None,
                 gc_open: None,
                 blocks_opened: 0,
+                erasing: 0,
             })
             .collect();
         Ok(Ftl {
@@ -170,7 +178,7 @@ impl Ftl {
             valid: vec![0; blocks],
             written: vec![0; blocks],
             opened_at: vec![0; blocks],
-            dies,
+            pools,
             counters: FtlCounters::default(),
             fill: None,
             cleaning_rng: SimRng::new(1, 0x96a),
@@ -189,12 +197,12 @@ impl Ftl {
         self.counters = FtlCounters::default();
     }
 
-    pub fn die_of_lpn(&self, lpn: u64) -> u32 {
-        (lpn % self.g.dies as u64) as u32
+    pub fn pool_of_lpn(&self, lpn: u64) -> u32 {
+        (lpn % self.g.pools as u64) as u32
     }
 
-    pub fn die_of_ppn(&self, ppn: Ppn) -> u32 {
-        (ppn / (self.g.blocks_per_die as u64 * self.g.pages_per_block as u64)) as u32
+    pub fn pool_of_ppn(&self, ppn: Ppn) -> u32 {
+        (ppn / (self.g.blocks_per_pool as u64 * self.g.pages_per_block as u64)) as u32
     }
 
     /// Where a logical page lives, if it was written and not trimmed since.
@@ -259,17 +267,17 @@ impl Ftl {
         }
     }
 
-    pub fn free_blocks(&self, die: u32) -> u32 {
-        self.dies[die as usize].free.len() as u32
+    pub fn free_blocks(&self, pool: u32) -> u32 {
+        self.pools[pool as usize].free.len() as u32
     }
 
-    /// Whether `die` is below its free-block threshold.
-    pub fn needs_gc(&self, die: u32) -> bool {
-        self.free_blocks(die) < self.g.gc_free_blocks
+    /// Whether `pool` is below its free-block threshold.
+    pub fn needs_gc(&self, pool: u32) -> bool {
+        self.free_blocks(pool) < self.g.gc_free_blocks
     }
 
-    fn global_block(&self, die: u32, block: u32) -> usize {
-        die as usize * self.g.blocks_per_die as usize + block as usize
+    fn global_block(&self, pool: u32, block: u32) -> usize {
+        pool as usize * self.g.blocks_per_pool as usize + block as usize
     }
 
     /// The valid copy at `ppn` (the fill's when `fill_copy`, as [`Ftl::locate`] or [`Ftl::owner`] said) is no
@@ -285,15 +293,15 @@ impl Ftl {
         self.valid[block] -= 1;
     }
 
-    /// Append `lpn` to the die's host or GC open block, opening a free block if needed.
-    fn append(&mut self, die: u32, lpn: u64, gc: bool) -> Ppn {
+    /// Append `lpn` to the pool's host or GC open block, opening a free block if needed.
+    fn append(&mut self, pool: u32, lpn: u64, gc: bool) -> Ppn {
         let ppb = self.g.pages_per_block;
-        let d = &mut self.dies[die as usize];
+        let d = &mut self.pools[pool as usize];
         let open = if gc { d.gc_open } else { d.host_open };
         let block = match open {
             Some(b) => b,
             None => {
-                let b = d.free.pop().expect("FTL invariant: a die never runs out of free blocks (GC keeps a reserve)");
+                let b = d.free.pop().expect("FTL invariant: a pool never runs out of free blocks (GC keeps a reserve)");
                 d.blocks_opened += 1;
                 let opened = d.blocks_opened;
                 if gc {
@@ -301,17 +309,17 @@ impl Ftl {
                 } else {
                     d.host_open = Some(b);
                 }
-                let gb = self.global_block(die, b);
+                let gb = self.global_block(pool, b);
                 self.opened_at[gb] = opened;
                 b
             }
         };
-        let gb = self.global_block(die, block);
+        let gb = self.global_block(pool, block);
         let page = self.written[gb];
         self.written[gb] += 1;
         self.valid[gb] += 1;
         if self.written[gb] == ppb {
-            let d = &mut self.dies[die as usize];
+            let d = &mut self.pools[pool as usize];
             if gc {
                 d.gc_open = None;
             } else {
@@ -324,23 +332,23 @@ impl Ftl {
         ppn
     }
 
-    /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its die.
+    /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its pool.
     /// Call [`Ftl::collect_into`] while [`Ftl::needs_gc`] says so.
     pub fn write(&mut self, lpn: u64) -> Ppn {
         if let Some((old, fill_copy)) = self.locate(lpn) {
             self.invalidate(old, fill_copy);
         }
         self.counters.host_pages += 1;
-        let die = self.die_of_lpn(lpn);
-        self.append(die, lpn, false)
+        let pool = self.pool_of_lpn(lpn);
+        self.append(pool, lpn, false)
     }
 
-    /// Map a logical page never written to a page appended on its die, without programming it (no host page
+    /// Map a logical page never written to a page appended on its pool, without programming it (no host page
     /// counted): MQSim's drive without preconditioning does this on a page's first read, then reads flash there.
     pub fn map_unwritten(&mut self, lpn: u64) -> Ppn {
         debug_assert!(self.locate(lpn).is_none(), "lpn {lpn} is mapped already");
-        let die = self.die_of_lpn(lpn);
-        self.append(die, lpn, false)
+        let pool = self.pool_of_lpn(lpn);
+        self.append(pool, lpn, false)
     }
 
     /// Trim one logical page.
@@ -353,21 +361,21 @@ impl Ftl {
         }
     }
 
-    /// The block to clean on `die`: a full block that is not open, by the configured policy.
-    fn victim(&mut self, die: u32) -> Option<u32> {
+    /// The block to clean on `pool`: a full block that is not open, by the configured policy.
+    fn victim(&mut self, pool: u32) -> Option<u32> {
         if let GcPolicy::Randomized { candidates } = self.g.gc_policy {
-            if let Some(block) = self.randomized_victim(die, candidates) {
+            if let Some(block) = self.randomized_victim(pool, candidates) {
                 return Some(block);
             }
         }
-        let d = &self.dies[die as usize];
+        let d = &self.pools[pool as usize];
         let ppb = self.g.pages_per_block;
         let mut best: Option<(f64, u32)> = None;
-        for b in 0..self.g.blocks_per_die {
+        for b in 0..self.g.blocks_per_pool {
             if Some(b) == d.host_open || Some(b) == d.gc_open {
                 continue;
             }
-            let gb = self.global_block(die, b);
+            let gb = self.global_block(pool, b);
             if self.written[gb] != ppb {
                 continue; // free (erased) blocks have written == 0
             }
@@ -392,13 +400,13 @@ impl Ftl {
         best.map(|(_, b)| b)
     }
 
-    /// MQSim's RGA: `candidates` distinct blocks of the die that are not open, drawn at random; of the full ones,
+    /// MQSim's RGA: `candidates` distinct blocks of the pool that are not open, drawn at random; of the full ones,
     /// the one with the fewest valid pages (the lowest-numbered of equals, as MQSim's ordered set keeps the
     /// first). None when no full block was drawn.
-    fn randomized_victim(&mut self, die: u32, candidates: u32) -> Option<u32> {
-        let d = &self.dies[die as usize];
+    fn randomized_victim(&mut self, pool: u32, candidates: u32) -> Option<u32> {
+        let d = &self.pools[pool as usize];
         let (host_open, gc_open) = (d.host_open, d.gc_open);
-        let blocks = self.g.blocks_per_die;
+        let blocks = self.g.blocks_per_pool;
         let eligible = blocks - host_open.is_some() as u32 - gc_open.is_some() as u32;
         let mut drawn: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
         while (drawn.len() as u32) < candidates.min(eligible) {
@@ -410,8 +418,8 @@ impl Ftl {
         let ppb = self.g.pages_per_block;
         drawn
             .into_iter()
-            .filter(|&b| self.written[self.global_block(die, b)] == ppb)
-            .min_by_key(|&b| (self.valid[self.global_block(die, b)], b))
+            .filter(|&b| self.written[self.global_block(pool, b)] == ppb)
+            .min_by_key(|&b| (self.valid[self.global_block(pool, b)], b))
     }
 
     /// Where randomized cleaning draws its candidates from (deterministic for a seed).
@@ -419,33 +427,83 @@ impl Ftl {
         self.cleaning_rng = SimRng::new(seed, 0x96a);
     }
 
-    /// Clean one victim block on `die`: copy its valid pages to the die's GC block and erase it, saying what
-    /// was done in `work` (its allocation reused). False if no block can be cleaned.
-    pub fn collect_into(&mut self, die: u32, work: &mut GcWork) -> bool {
+    /// Clean one victim block on `pool`: copy its valid pages to the pool's GC block and erase it, saying what
+    /// was done in `work` (its allocation reused). False if no block can be cleaned or the one chosen has no
+    /// stale page.
+    pub fn collect_into(&mut self, pool: u32, work: &mut GcWork) -> bool {
         work.copies.clear();
-        let Some(victim) = self.victim(die) else { return false };
+        let Some(victim) = self.victim(pool) else { return false };
+        if self.valid[self.global_block(pool, victim)] == self.g.pages_per_block {
+            return false; // nothing to gain: every page of the best block is valid
+        }
+        self.move_valid_pages(pool, victim, work);
+        self.pools[pool as usize].erasing += 1;
+        self.erased(work.erased);
+        true
+    }
+
+    /// MQSim's cleaning of one victim (GC_and_WL_Unit_Page_Level::Check_gc_required): copy the victim's valid
+    /// pages to the pool's GC block, saying what was done in `work`, and leave the block to be erased: it
+    /// returns to the pool's free blocks only at [`Ftl::erased`]. False, with nothing done, if no block can be
+    /// cleaned, if the one chosen has no stale page (MQSim then skips the cleaning), or if the pool has fewer
+    /// than two free blocks (room for the GC block a victim may need).
+    pub fn take_victim(&mut self, pool: u32, work: &mut GcWork) -> bool {
+        work.copies.clear();
+        if self.free_blocks(pool) < 2 {
+            return false;
+        }
+        let Some(victim) = self.victim(pool) else { return false };
+        if self.valid[self.global_block(pool, victim)] == self.g.pages_per_block {
+            return false;
+        }
+        self.move_valid_pages(pool, victim, work);
+        self.pools[pool as usize].erasing += 1;
+        true
+    }
+
+    /// Victims of `pool` taken and not yet erased.
+    pub fn erasing(&self, pool: u32) -> u32 {
+        self.pools[pool as usize].erasing
+    }
+
+    /// Blocks `pool` has opened so far (for its host writes and cleaning copies).
+    pub fn blocks_opened(&self, pool: u32) -> u64 {
+        self.pools[pool as usize].blocks_opened
+    }
+
+    /// The victim whose first page is `first_ppn` is erased: its block is free again.
+    pub fn erased(&mut self, first_ppn: Ppn) {
         let ppb = self.g.pages_per_block as u64;
-        let gb = self.global_block(die, victim);
+        let pool = self.pool_of_ppn(first_ppn);
+        let block = ((first_ppn / ppb) % self.g.blocks_per_pool as u64) as u32;
+        let d = &mut self.pools[pool as usize];
+        d.erasing -= 1;
+        d.free.insert(0, block);
+        self.counters.erases += 1;
+    }
+
+    /// Move the victim's valid pages to the pool's GC block (recorded in `work`) and mark the block empty.
+    fn move_valid_pages(&mut self, pool: u32, victim: u32, work: &mut GcWork) {
+        work.copies.clear();
+        let ppb = self.g.pages_per_block as u64;
+        let gb = self.global_block(pool, victim);
         let first = gb as u64 * ppb;
         for ppn in first..first + ppb {
             if let Some((lpn, fill_copy)) = self.owner(ppn) {
                 self.invalidate(ppn, fill_copy);
-                let to = self.append(die, lpn, true);
+                let to = self.append(pool, lpn, true);
                 work.copies.push((ppn, to));
                 self.counters.gc_pages += 1;
             }
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
-        self.dies[die as usize].free.insert(0, victim);
-        self.counters.erases += 1;
         work.erased = first;
-        true
     }
 
-    /// Clean `die` until it is back at its threshold.
-    pub fn collect_until_ok(&mut self, die: u32, work: &mut GcWork) {
-        while self.needs_gc(die) && self.collect_into(die, work) {}
+    /// Clean `pool` until it is back at its threshold.
+    pub fn collect_until_ok(&mut self, pool: u32, work: &mut GcWork) {
+        while self.needs_gc(pool) && self.collect_into(pool, work) {}
     }
 
     /// Write every logical page once, in order (a sequential fill).
@@ -453,43 +511,44 @@ impl Ftl {
         let mut work = GcWork::default();
         for lpn in 0..self.g.logical_pages {
             self.write(lpn);
-            let die = self.die_of_lpn(lpn);
-            self.collect_until_ok(die, &mut work);
+            let pool = self.pool_of_lpn(lpn);
+            self.collect_until_ok(pool, &mut work);
         }
     }
 
     /// Write logical page ranges `(first, pages)` once each, in order. On a fresh drive where the fill leaves
-    /// every die above its cleaning threshold, this is arithmetic per block (ssd/ftl/fill.rs) rather than a write
+    /// every pool above its cleaning threshold, this is arithmetic per block (ssd/ftl/fill.rs) rather than a write
     /// per page; otherwise the pages are written one by one.
     pub fn fill_ranges(&mut self, ranges: &[(u64, u64)]) {
         let logical = self.g.logical_pages;
         let ranges: Vec<(u64, u64)> =
             ranges.iter().map(|&(first, pages)| (first.min(logical), (first + pages).min(logical))).collect();
         let ppb = self.g.pages_per_block as u64;
-        let pages_per_die = self.g.blocks_per_die as u64 * ppb;
+        let pages_per_pool = self.g.blocks_per_pool as u64 * ppb;
         let fresh = self.fill.is_none()
-            && self.dies.iter().all(|d| d.host_open.is_none() && d.free.len() == self.g.blocks_per_die as usize);
-        let fill = fill::Fill::new(self.g.dies, pages_per_die, &ranges);
-        let fits = (0..self.g.dies)
-            .all(|d| fill.pages_on_die(d).div_ceil(ppb) + self.g.gc_free_blocks as u64 <= self.g.blocks_per_die as u64);
+            && self.pools.iter().all(|d| d.host_open.is_none() && d.free.len() == self.g.blocks_per_pool as usize);
+        let fill = fill::Fill::new(self.g.pools, pages_per_pool, &ranges);
+        let fits = (0..self.g.pools).all(|d| {
+            fill.pages_on_pool(d).div_ceil(ppb) + self.g.gc_free_blocks as u64 <= self.g.blocks_per_pool as u64
+        });
         if !(fresh && fits) {
             for (start, end) in ranges {
                 self.fill_range(start, end - start);
             }
             return;
         }
-        for die in 0..self.g.dies {
-            let pages = fill.pages_on_die(die);
+        for pool in 0..self.g.pools {
+            let pages = fill.pages_on_pool(pool);
             let used = pages.div_ceil(ppb) as u32;
             for b in 0..used {
-                let gb = self.global_block(die, b);
+                let gb = self.global_block(pool, b);
                 let written = (pages - b as u64 * ppb).min(ppb) as u32;
                 self.written[gb] = written;
                 self.valid[gb] = written;
                 self.opened_at[gb] = b as u64 + 1;
             }
-            let d = &mut self.dies[die as usize];
-            d.free = (used..self.g.blocks_per_die).rev().collect();
+            let d = &mut self.pools[pool as usize];
+            d.free = (used..self.g.blocks_per_pool).rev().collect();
             d.blocks_opened = used as u64;
             d.host_open = (pages % ppb != 0).then_some(used - 1);
         }
@@ -502,8 +561,8 @@ impl Ftl {
         let mut work = GcWork::default();
         for lpn in first..(first + pages).min(self.g.logical_pages) {
             self.write(lpn);
-            let die = self.die_of_lpn(lpn);
-            self.collect_until_ok(die, &mut work);
+            let pool = self.pool_of_lpn(lpn);
+            self.collect_until_ok(pool, &mut work);
         }
     }
 
@@ -525,8 +584,8 @@ impl Ftl {
         for _ in 0..count {
             let lpn = first + rng.below(pages);
             self.write(lpn);
-            let die = self.die_of_lpn(lpn);
-            self.collect_until_ok(die, &mut work);
+            let pool = self.pool_of_lpn(lpn);
+            self.collect_until_ok(pool, &mut work);
         }
     }
 }
@@ -557,13 +616,13 @@ mod tests {
     use super::*;
 
     fn geometry(op: f64, policy: GcPolicy) -> FtlGeometry {
-        let dies = 4;
-        let blocks_per_die = 512;
+        let pools = 4;
+        let blocks_per_pool = 512;
         let pages_per_block = 128;
-        let physical = (dies * blocks_per_die * pages_per_block) as f64;
+        let physical = (pools * blocks_per_pool * pages_per_block) as f64;
         FtlGeometry {
-            dies,
-            blocks_per_die,
+            pools,
+            blocks_per_pool,
             pages_per_block,
             logical_pages: (physical / (1.0 + op)) as u64,
             gc_free_blocks: 2,
@@ -610,7 +669,7 @@ mod tests {
         f.trim(5);
         assert_eq!(f.lookup(5), None);
         assert_eq!(f.counters().trimmed_pages, 1);
-        assert_eq!(f.die_of_ppn(b), f.die_of_lpn(5));
+        assert_eq!(f.pool_of_ppn(b), f.pool_of_lpn(5));
     }
 
     #[test]
@@ -664,8 +723,8 @@ mod tests {
                     f.trim(lpn);
                 } else {
                     f.write(lpn);
-                    let die = f.die_of_lpn(lpn);
-                    f.collect_until_ok(die, &mut work);
+                    let pool = f.pool_of_lpn(lpn);
+                    f.collect_until_ok(pool, &mut work);
                 }
             }
         }

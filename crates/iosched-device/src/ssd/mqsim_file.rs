@@ -13,7 +13,7 @@
 //!   multi-plane commands do (about 1 % of programs under random writes, 12 % on the tpcc trace).
 //! - Pages are MQSim's `Page_Capacity`, mapped statically to dies channel first (MQSim's CWDP allocation).
 //! - Logical capacity is the physical pages times (1 - `Overprovisioning_Ratio`), as MQSim's address mapping
-//!   unit computes it; cleaning starts on a die when its free blocks fall under `GC_Exec_Threshold` of its
+//!   unit computes it; cleaning starts on a plane when its free blocks fall under `GC_Exec_Threshold` of its
 //!   blocks (see Cleaning below).
 //! - Page read and program latencies are the mean over the page types the technology has (LSB/MSB for MLC,
 //!   plus CSB for TLC): iosched does not yet tell page types apart, and says so when they differ.
@@ -41,22 +41,27 @@
 //!   wholly valid or wholly stale. A trace flow is laid out as uniform traffic over its range (MQSim picks the
 //!   trace's own addresses first). With `conform=refined` it gets there by writing: after the fill, uniformly
 //!   random overwrites of twice each flow's occupied range (a streaming flow's: one sequential overwrite).
-//! - Cleaning: a die cleans one victim before programming more whenever its free blocks are under the
-//!   threshold, by the file's policy: RGA is MQSim's (the fewest valid pages among log2(blocks per plane)
-//!   blocks drawn at random, here from the die), others greedy with a warning. With `conform=mqsim` cleaning
-//!   is MQSim's without copyback (`Use_Copyback_for_GC=false`): each valid page is read out over the channel
-//!   and written back in, one page per command, and, as MQSim's cleaning is always urgent without
-//!   `Preemptible_GC_Enabled`, a die with cleaning queued serves it before user reads. What still differs is
-//!   when cleaning starts: MQSim checks a plane each time it opens a block, may have ten victims under way per
-//!   plane, gets a victim's block back only when it is erased and stops user writes to a plane with fewer
-//!   free blocks than that; iosched's die takes its victims one at a time, before its next program, and gets
-//!   the block back at once (a version with MQSim's trigger answered 24-64 % faster than MQSim on all five
-//!   preconditioned runs measured, so it was not kept; BENCHMARKS.md). On the runs of test
-//!   `on_a_preconditioned_drive_the_ssd_model_cleans_at_mqsims_pace` the two agree within 5 % on response
-//!   time and pages programmed; with 256 KiB writes at depth 8, or planes of 128 blocks, iosched answers
-//!   55-64 % faster than MQSim while programming more (BENCHMARKS.md, "MQSim's preconditioning layout"). There
-//!   each write puts one page on every chip, so iosched's chips, with one pool and write frontier each, open
-//!   blocks and clean in lockstep, where MQSim's planes, each with its own pool, frontier and trigger, do not.
+//! - Cleaning is per plane, as in MQSim's FTL: each plane is a pool of its own blocks with its own write
+//!   frontiers, cleaning under MQSim's threshold (`GC_Exec_Threshold` of its blocks rounded down, at least the
+//!   ten victims a plane may have under way), its victims drawn and its copies written within the plane. The
+//!   policy is the file's: RGA is MQSim's (the fewest valid pages among log2(blocks per plane) blocks drawn at
+//!   random), others greedy with a warning. With `conform=refined` a die cleans one victim before programming
+//!   more whenever one of its planes is under the threshold, each victim's block free at once. With
+//!   `conform=mqsim` cleaning follows MQSim's GC_and_WL_Unit_Page_Level and its transaction scheduler:
+//!   - when it starts: a plane checks each time it opens a block (a write takes its page when the write is
+//!     dispatched to the flash, a copy when its read is done), and under its threshold with fewer than ten
+//!     victims under way takes one; a victim's block is free again only once erased, and a plane then short
+//!     of ten free blocks checks again; user writes to a plane with fewer than ten free blocks wait for an
+//!     erase there;
+//!   - how it runs (`Use_Copyback_for_GC=false`): each valid page is read out over the channel, then written
+//!     back in; a die serves its cleaning reads, then writes, then erases before any user read or write (MQSim's
+//!     cleaning is always urgent without `Preemptible_GC_Enabled`); and one command takes pages (or victims, for
+//!     erases) of a die's other planes at the same page of their blocks, as MQSim's multi-plane commands do.
+//!   Approximations: the FTL moves a victim's pages when it takes it (MQSim moves each as its copy runs, and
+//!   holds user accesses to the victim's pages meanwhile), and user reads and writes do not join cleaning
+//!   commands on other planes as MQSim's scheduler lets them. With the same requests (a synthetic flow draws
+//!   MQSim's own random numbers: crates/iosched-workload/src/mqsim_random.rs), the preconditioned runs of BENCHMARKS.md
+//!   ("MQSim's preconditioning layout and cleaning") agree with MQSim within 3-29 % on mean response time.
 //! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
 //!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
 //!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
@@ -75,7 +80,7 @@
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::GcPolicy;
-use super::params::{ChannelCommandNs, Precondition, SsdParams, TrimMode};
+use super::params::{ChannelCommandNs, MqsimCleaning, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCacheParams;
 use iosched_core::units;
 use std::collections::BTreeMap;
@@ -105,6 +110,19 @@ const ONFI_COMMANDS: ChannelCommandNs = ChannelCommandNs {
 pub struct MqsimDevice {
     pub params: SsdParams,
     pub warnings: Vec<String>,
+    /// MQSim's logical sectors per plane: its sectors less over-provisioning, before flows share it.
+    pub logical_sectors_per_plane: f64,
+    pub planes: u64,
+}
+
+impl MqsimDevice {
+    /// The first and last logical sector of each of `flows` flows that share every plane, as MQSim's
+    /// Logical_Address_Partitioning_Unit gives them: a flow's sectors are its share of each plane's logical
+    /// sectors, rounded down plane by plane, and the flows' ranges follow one another.
+    pub fn flow_sector_ranges(&self, flows: u32) -> Vec<(u64, u64)> {
+        let per_flow = (self.logical_sectors_per_plane / flows.max(1) as f64) as u64 * self.planes;
+        (0..flows.max(1) as u64).map(|i| (i * per_flow, (i + 1) * per_flow - 1)).collect()
+    }
 }
 
 /// Every setting MQSim's parser reads, with whether iosched's model honours it.
@@ -311,7 +329,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     if !unknown.is_empty() {
         warnings.push(format!("{file}: MQSim does not read {} (ignored here too)", unknown.join(", ")));
     }
-    let mut params = build(&settings, &mut warnings)?;
+    let (mut params, logical_sectors_per_plane) = build(&settings, &mut warnings)?;
     // The spec that builds this drive again: the file and the settings given after it.
     params.preset = std::iter::once(format!("mqsim:{file}"))
         .chain(overrides.iter().map(|(k, v)| format!("{k}={v}")))
@@ -331,6 +349,8 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let copyback = settings.or("Use_Copyback_for_GC", false, |s| s.flag("Use_Copyback_for_GC"))?;
     let preemptible = settings.or("Preemptible_GC_Enabled", false, |s| s.flag("Preemptible_GC_Enabled"))?;
     params.gc_copies_over_channel = hold_written_back && !copyback;
+    params.mqsim_cleaning =
+        hold_written_back.then_some(MqsimCleaning { victims_under_way: MQSIM_GC_UNDER_WAY_PER_PLANE });
     params.cleaning_before_reads = hold_written_back && !preemptible;
     // conform=mqsim: MQSim's preconditioning layout (the refined model ages the drive by writing).
     if !(hold_written_back && preconditioning) {
@@ -349,10 +369,12 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
             ignored.join(", ")
         ));
     }
-    Ok(MqsimDevice { params, warnings })
+    let planes = params.dies() as u64 * params.plane_groups as u64 * params.program_pages as u64;
+    Ok(MqsimDevice { params, warnings, logical_sectors_per_plane, planes })
 }
 
-fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> {
+/// The drive, and MQSim's logical sectors per plane.
+fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), String> {
     s.word("Memory_Type", &["FLASH"])?;
     s.or("Address_Mapping", "PAGE_LEVEL".to_string(), |s| s.word("Address_Mapping", &["PAGE_LEVEL"]))?;
     let channels = s.int("Flash_Channel_Count", 1, 1024)? as u32;
@@ -445,14 +467,16 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     let address_bits = (physical_pages as f64).log2();
     let cmt_entry_bytes = ((2.0 * address_bits + sectors_per_page as f64) / 8.0).ceil() as u64;
     let gtd_entry_bytes = ((address_bits + sectors_per_page as f64) / 8.0).ceil() as u64;
-    let logical_pages_per_plane =
-        (blocks_per_plane as f64 * pages_per_block as f64 * sectors_per_page as f64 * (1.0 - op)) as u64
-            / sectors_per_page;
-    let blocks_per_die = dies_per_chip * planes * blocks_per_plane; // under 2^32: the pages are
-    let gc_free_blocks = ((gc_threshold * blocks_per_plane as f64).ceil() as u32).max(1) * dies_per_chip * planes;
+    let logical_sectors_per_plane =
+        blocks_per_plane as f64 * pages_per_block as f64 * sectors_per_page as f64 * (1.0 - op);
+    let logical_pages_per_plane = logical_sectors_per_plane as u64 / sectors_per_page;
+    // Under 2^32, as the pages are (above).
+    let blocks_per_die = dies_per_chip * planes * blocks_per_plane;
     // MQSim's block_pool_gc_threshold: the share of a plane's blocks rounded down, at least 1 and at least the
-    // cleaning operations a plane may have under way (10, fixed in its SSD_Device.cpp).
+    // cleaning operations a plane may have under way (10, fixed in its SSD_Device.cpp). Each plane is a pool of
+    // its own (cleaning_per_plane) and cleans under it.
     let mqsim_gc_threshold = ((gc_threshold * blocks_per_plane as f64) as u32).max(1).max(MQSIM_GC_UNDER_WAY_PER_PLANE);
+    let gc_free_blocks = mqsim_gc_threshold;
     // RGA draws log2 of a plane's blocks, rounded down (GC_and_WL_Unit_Page_Level's rga_set_size).
     let rga_candidates = (blocks_per_plane as f64).log2() as u32;
     // MQSim's mean-field model takes RGA's candidate count and 30 for greedy and FIFO; its other policies have
@@ -464,14 +488,13 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
     };
     let mqsim_layout = model_candidates.map(|candidates| MqsimLayout {
         blocks_per_plane,
-        planes_per_die: dies_per_chip * planes,
         gc_threshold_blocks: mqsim_gc_threshold,
         candidates,
         overprovisioning_ratio: op,
         shared_planes: host != "SATA",
         flows: 1,
     });
-    if gc_free_blocks as u64 + 2 >= blocks_per_die as u64 {
+    if gc_free_blocks + 2 >= blocks_per_plane {
         return Err(s.bad("GC_Exec_Threshold", "a threshold that leaves blocks to write into"));
     }
     let params = SsdParams {
@@ -514,10 +537,12 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<SsdParams, String> 
         channel_commands: None,
         gc_copies_over_channel: false,
         cleaning_before_reads: false,
+        cleaning_per_plane: true,
+        mqsim_cleaning: None,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;
-    Ok(params)
+    Ok((params, logical_sectors_per_plane))
 }
 
 #[cfg(test)]
@@ -544,7 +569,10 @@ mod tests {
         // 2^26 pages: a cached entry is ceil((52 + 16) / 8) = 9 bytes.
         assert_eq!(p.cmt_entries, 2 * 1024 * 1024 / 9);
         assert_eq!(p.translation_entries_per_page, 8192 / 6);
-        assert_eq!(p.gc_free_blocks, 103 * 4);
+        // Each plane a pool of its 2,048 blocks.
+        assert!(p.cleaning_per_plane);
+        assert_eq!((p.ftl_geometry().pools, p.ftl_geometry().blocks_per_pool), (32 * 4, 2048));
+        assert_eq!(p.gc_free_blocks, 102); // 5 % of 2,048, rounded down as MQSim does
         assert!(d.warnings.iter().any(|w| w.contains("not modelled") && w.contains("Queue_Fetch_Size")));
     }
 

@@ -68,6 +68,18 @@ pub struct ChannelCommandNs {
     pub program_extra_plane: u64,
 }
 
+/// When a plane cleans as MQSim's GC_and_WL_Unit_Page_Level has it. A plane under its threshold takes one victim
+/// each time it opens a block (for host writes or for copies), while it has fewer than `victims_under_way`
+/// victims not yet erased; a victim's block is free again only once erased, and a plane then short of
+/// `victims_under_way` free blocks checks again; user writes to a plane with fewer than `victims_under_way` free
+/// blocks wait for an erase there (Stop_servicing_writes). iosched's own rule (none of this): a die cleans one
+/// victim at a time, before its next program, until its pools are back at their threshold, each victim's block
+/// free at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MqsimCleaning {
+    pub victims_under_way: u32,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SsdParams {
     pub preset: String,
@@ -98,6 +110,7 @@ pub struct SsdParams {
     /// Over-provisioning: the spare the cleaning works with, as a share of the logical capacity; the drive has
     /// its cleaning reserve on top (see [`SsdParams::ftl_geometry`]).
     pub op: f64,
+    /// A pool (a die, or a plane with `cleaning_per_plane`) cleans when its free blocks fall under this.
     pub gc_free_blocks: u32,
     pub gc_policy: GcPolicy,
     /// DRAM write buffer (0: a write completes when it is on flash). A write that does not fit in the room left
@@ -155,6 +168,12 @@ pub struct SsdParams {
     /// While a die has cleaning to do, it serves no user read before it (MQSim's cleaning in its urgent mode, which
     /// `Preemptible_GC_Enabled=false` makes permanent); otherwise user reads go first and cleaning before programs.
     pub cleaning_before_reads: bool,
+    /// Each plane keeps its own free blocks, write frontiers and cleaning (MQSim's FTL: a block pool per plane,
+    /// cleaning triggered and its victims drawn per plane, copies staying in the plane); otherwise a die's
+    /// planes are one pool. Needs planes (`plane_groups` > 0).
+    pub cleaning_per_plane: bool,
+    /// MQSim's cleaning lifecycle instead of iosched's (conform=mqsim, with `cleaning_per_plane`).
+    pub mqsim_cleaning: Option<MqsimCleaning>,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
 }
@@ -162,6 +181,15 @@ pub struct SsdParams {
 impl SsdParams {
     pub fn dies(&self) -> u32 {
         self.channels * self.dies_per_channel
+    }
+
+    /// The FTL's pools per die: its planes with `cleaning_per_plane`, else the die is one.
+    pub fn pools_per_die(&self) -> u32 {
+        if self.cleaning_per_plane {
+            self.plane_groups * self.program_pages
+        } else {
+            1
+        }
     }
 
     /// With planes (`plane_groups` > 0): the plane of its die that logical page `lpn` is written to, in MQSim's
@@ -180,13 +208,15 @@ impl SsdParams {
     /// steady-state die never fills: the `gc_free_blocks` it keeps free and one more for the unwritten halves of
     /// its two open blocks (host and cleaning). So uniform random overwrites meet the write amplification the
     /// Lambert-W formula gives for `op` at any capacity large enough that a die's spare is not a block or two
-    /// ([`SsdParams::op_warning`]).
+    /// ([`SsdParams::op_warning`]). A device file's geometry (`physical_blocks_per_die`) is taken as it is,
+    /// a die's blocks shared by its pools. With `cleaning_per_plane`, pool `lpn % pools` is one plane: the
+    /// pool's die is `pool % dies` and every page of it is on the same plane ([`SsdParams::plane_of`]).
     pub fn ftl_geometry(&self) -> FtlGeometry {
         let logical_pages = self.capacity_bytes / self.page_bytes;
         if let Some(blocks_per_die) = self.physical_blocks_per_die {
             return FtlGeometry {
-                dies: self.dies(),
-                blocks_per_die,
+                pools: self.dies() * self.pools_per_die(),
+                blocks_per_pool: blocks_per_die / self.pools_per_die(),
                 pages_per_block: self.pages_per_block,
                 logical_pages,
                 gc_free_blocks: self.gc_free_blocks,
@@ -196,8 +226,8 @@ impl SsdParams {
         let logical_blocks = self.logical_blocks_per_die();
         let spare = (logical_blocks as f64 * self.op).round() as u64;
         FtlGeometry {
-            dies: self.dies(),
-            blocks_per_die: (logical_blocks + spare) as u32 + self.gc_free_blocks + 1,
+            pools: self.dies(),
+            blocks_per_pool: (logical_blocks + spare) as u32 + self.gc_free_blocks + 1,
             pages_per_block: self.pages_per_block,
             logical_pages,
             gc_free_blocks: self.gc_free_blocks,
@@ -306,6 +336,8 @@ fn nvme() -> SsdParams {
         channel_commands: None,
         gc_copies_over_channel: false,
         cleaning_before_reads: false,
+        cleaning_per_plane: false,
+        mqsim_cleaning: None,
         write_cache: None,
     }
 }
@@ -359,6 +391,8 @@ fn netflix() -> SsdParams {
         channel_commands: None,
         gc_copies_over_channel: false,
         cleaning_before_reads: false,
+        cleaning_per_plane: false,
+        mqsim_cleaning: None,
         write_cache: None,
     }
 }
@@ -433,11 +467,11 @@ mod tests {
         let mut p = preset("nvme").unwrap();
         apply_keys(&mut p, &[("capacity_gib", "64"), ("op", "0.07")]).unwrap();
         let g = p.ftl_geometry();
-        assert_eq!(g.blocks_per_die, 512 + 36 + p.gc_free_blocks + 1); // 0.07 x 512 = 35.8
+        assert_eq!(g.blocks_per_pool, 512 + 36 + p.gc_free_blocks + 1); // 0.07 x 512 = 35.8
         assert_eq!(p.op_warning(), None);
         // At 4 GiB a die's 32 blocks of data get 2 spare (0.062): said.
         apply_keys(&mut p, &[("capacity_gib", "4")]).unwrap();
-        assert_eq!(p.ftl_geometry().blocks_per_die, 32 + 2 + p.gc_free_blocks + 1);
+        assert_eq!(p.ftl_geometry().blocks_per_pool, 32 + 2 + p.gc_free_blocks + 1);
         let warning = p.op_warning().expect("a warning");
         assert!(warning.contains("32 blocks of data and 2 spare") && warning.contains("0.062"), "{warning}");
         apply_keys(&mut p, &[("op", "0.28")]).unwrap(); // 8.96 -> 9
@@ -457,5 +491,29 @@ mod tests {
             apply_keys(&mut again, &pairs).unwrap();
             assert_eq!(again, p, "{spec}");
         }
+    }
+
+    #[test]
+    fn a_plane_pool_holds_pages_of_one_plane_of_one_die() {
+        // MQSim's geometry: 2 channels x 2 chips, 2 dies a chip of 4 planes (plane_groups 2, program_pages 4).
+        let mut p = preset("nvme").unwrap();
+        (p.channels, p.dies_per_channel, p.plane_groups, p.program_pages) = (2, 2, 2, 4);
+        p.cleaning_per_plane = true;
+        p.physical_blocks_per_die = Some(8 * 64);
+        let g = p.ftl_geometry();
+        assert_eq!((g.pools, g.blocks_per_pool), (32, 64));
+        let mut plane_of_pool = vec![None; g.pools as usize];
+        for lpn in 0..10_000u64 {
+            let pool = (lpn % g.pools as u64) as usize;
+            assert_eq!(pool as u64 % p.dies() as u64, lpn % p.dies() as u64, "lpn {lpn}: the pool's die");
+            let plane = *plane_of_pool[pool].get_or_insert(p.plane_of(lpn));
+            assert_eq!(plane, p.plane_of(lpn), "lpn {lpn}: pool {pool} spans planes");
+        }
+        // Every plane of every die is one pool.
+        let mut seen: Vec<(u64, u32)> =
+            plane_of_pool.iter().enumerate().map(|(pool, plane)| (pool as u64 % 4, plane.unwrap())).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 32);
     }
 }

@@ -12,6 +12,7 @@ use iosched_device::spec::{load_spec_filled, Filled};
 use iosched_device::ssd::params::Aging;
 use iosched_sim::workload::TimedIo;
 use iosched_sim::{simulate, SimConfig, Workload};
+use iosched_workload::mqsim_random::MqsimDraws;
 use iosched_workload::mqsim_workload::{self, Address, FlowKind, Scenario};
 use iosched_workload::trace::{self, Format};
 use serde_json::json;
@@ -218,6 +219,9 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     let (device, warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
     let capacity = device.capacity_bytes();
     let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
+    // MQSim's own logical ranges of the flows, for flows that draw their addresses as MQSim's do.
+    let mqsim_ranges =
+        iosched_device::spec::mqsim_flow_sector_ranges(&args.device, scenario.flows.len() as u32).map_err(bad)?;
     let mut jobs = Vec::new();
     let mut timed = Vec::new();
     for (i, flow) in scenario.flows.iter().enumerate() {
@@ -227,6 +231,24 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
+                // On an MQSim device file, a uniform or streaming flow issues the requests MQSim's flow issues
+                // (the same random numbers; hot/cold flows draw from iosched's own).
+                if let (Some(ranges), Address::Uniform | Address::Streaming) = (&mqsim_ranges, s.address) {
+                    let (first, last) = ranges[i];
+                    // MQSim takes a working set outside 1-100 % as 100 %.
+                    let ws = if (1.0..=100.0).contains(&s.working_set_percent) { s.working_set_percent } else { 100.0 };
+                    for job in &mut parsed {
+                        job.mqsim_draws = Some(MqsimDraws {
+                            seed: s.seed as u32,
+                            read_share: s.read_percent as f64 / 100.0,
+                            first_sector: first,
+                            last_sector: first + ((last - first) as f64 * (ws / 100.0)) as u64,
+                            size_sectors: s.size_sectors,
+                            align_sectors: (s.align_sectors > 1).then_some(s.align_sectors),
+                            streaming: s.address == Address::Streaming,
+                        });
+                    }
+                }
                 jobs.append(&mut parsed);
             }
             FlowKind::Trace { path, percent, relay_count, ns_per_unit } => {

@@ -12,7 +12,7 @@ impl Ssd {
         if self.p.plane_groups == 0 {
             return (0, 0);
         }
-        let die = self.ftl.die_of_lpn(lpn) as u64;
+        let die = self.die_of_lpn(lpn) as u64;
         let planes = self.p.plane_groups as u64 * self.p.program_pages as u64;
         let plane = self.p.plane_of(lpn) as u16;
         let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
@@ -23,24 +23,148 @@ impl Ssd {
 
     /// A buffered page ready for its die: queue its program (with planes, at its plane's write frontier).
     pub(super) fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
-        let die = self.ftl.die_of_lpn(pp.lpn);
+        let die = self.die_of_lpn(pp.lpn);
         (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn);
         pp.queued_ns = now_ns;
+        // MQSim gives a write its page when it dispatches it, unless the plane's writes are stopped.
+        let pool = self.ftl.pool_of_lpn(pp.lpn);
+        if self.p.mqsim_cleaning.is_some() && !self.pool_writes_stopped(pool) {
+            let opened = self.ftl.blocks_opened(pool);
+            self.ftl.write(pp.lpn);
+            pp.placed = true;
+            self.pool_opened_blocks(pool, opened);
+        }
         self.cache_entry(now_ns, pp.lpn, true);
         self.dies[die as usize].programs.push_back(pp);
         self.kick(now_ns, die);
     }
 
-    /// If `die` is under its free-block threshold, take a victim now (the FTL moves its pages at once) and
-    /// queue on the die the copies and the erase it then spends its time on; whether it did.
+    /// If a pool of `die` (the die, or one of its planes) is under its free-block threshold, take a victim
+    /// there now (the FTL moves its pages at once) and queue on the die the copies and the erase it then spends
+    /// its time on; whether it did. Of the die's planes, the one with the fewest free blocks cleans first.
+    /// (iosched's rule; with `mqsim_cleaning` cleaning starts only as [`Ssd::pool_opened_blocks`] says.)
     pub(super) fn clean_if_short(&mut self, die: u32) -> bool {
-        let d = &mut self.dies[die as usize];
-        if !self.ftl.needs_gc(die) || !self.ftl.collect_into(die, &mut self.gc_work) {
+        if self.p.mqsim_cleaning.is_some() {
             return false;
         }
-        d.gc_copies.extend(self.gc_work.copies.iter().copied());
-        d.gc_erases_pending += 1;
+        let dies = self.p.dies();
+        let pool = (0..self.p.pools_per_die())
+            .map(|k| die + k * dies)
+            .filter(|&pool| self.ftl.needs_gc(pool))
+            .min_by_key(|&pool| (self.ftl.free_blocks(pool), pool));
+        let Some(pool) = pool else { return false };
+        if !self.ftl.collect_into(pool, &mut self.gc_work) {
+            return false;
+        }
+        self.queue_cleaning(die);
         true
+    }
+
+    /// Queue on `die` the copies and the erase of the victim in `gc_work`.
+    fn queue_cleaning(&mut self, die: u32) {
+        let d = &mut self.dies[die as usize];
+        d.gc_copies.extend(self.gc_work.copies.iter().copied());
+        d.gc_erases.push_back(self.gc_work.erased);
+    }
+
+    /// The plane (of its die) physical page `ppn` is on, numbered group by group as [`SsdParams::plane_of`]
+    /// numbers them: its pool is a plane when cleaning is per plane (pool `die + dies x k` holds the pages whose
+    /// `lpn / dies` is `k` modulo the planes); 0 otherwise.
+    fn plane_of_ppn(&self, ppn: Ppn) -> u32 {
+        if !self.p.cleaning_per_plane {
+            return 0;
+        }
+        let (groups, per_group) = (self.p.plane_groups, self.p.program_pages);
+        let k = self.ftl.pool_of_ppn(ppn) / self.p.dies();
+        (k % groups) * per_group + (k / groups) % per_group
+    }
+
+    /// Take from the die's `queue` its head and, up to a multi-plane command's `program_pages` in all, later
+    /// entries on other planes of the head's plane group at the same page of their blocks (`page_of` gives the
+    /// physical page an entry is about), as MQSim's issue_command_to_chip gathers one command's transactions.
+    /// Without planes per pool, the head alone.
+    fn take_multi_plane<T: Copy>(
+        &mut self,
+        die: u32,
+        queue: impl Fn(&mut Die) -> &mut VecDeque<T>,
+        page_of: impl Fn(&T) -> Ppn,
+        taken: &mut Vec<T>,
+    ) {
+        taken.clear();
+        let Some(head) = queue(&mut self.dies[die as usize]).pop_front() else { return };
+        taken.push(head);
+        if !self.p.cleaning_per_plane {
+            return;
+        }
+        let ppb = self.p.pages_per_block as u64;
+        let per_group = self.p.program_pages;
+        let head_plane = self.plane_of_ppn(page_of(&head));
+        let (group, page) = (head_plane / per_group, page_of(&head) % ppb);
+        let mut planes_taken = 1u64 << head_plane;
+        let mut i = 0;
+        while taken.len() < per_group as usize {
+            let Some(&entry) = queue(&mut self.dies[die as usize]).get(i) else { break };
+            let plane = self.plane_of_ppn(page_of(&entry));
+            if plane / per_group == group && planes_taken & (1 << plane) == 0 && page_of(&entry) % ppb == page {
+                planes_taken |= 1 << plane;
+                taken.push(entry);
+                queue(&mut self.dies[die as usize]).remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// `mqsim_cleaning`: whether user writes to `pool` wait: it has fewer free blocks than victims allowed under
+    /// way (MQSim's Stop_servicing_writes) and an erase to come there (without one, they would wait for ever).
+    fn pool_writes_stopped(&self, pool: u32) -> bool {
+        self.p
+            .mqsim_cleaning
+            .is_some_and(|m| self.ftl.free_blocks(pool) < m.victims_under_way && self.ftl.erasing(pool) > 0)
+    }
+
+    /// `mqsim_cleaning`: `pool` had opened `opened_before` blocks before its latest writes. Each block opened
+    /// since is one of MQSim's checks (Check_gc_required on a new write frontier).
+    pub(super) fn pool_opened_blocks(&mut self, pool: u32, opened_before: u64) {
+        let checks = self.ftl.blocks_opened(pool) - opened_before;
+        self.check_cleaning(pool, checks);
+    }
+
+    /// `mqsim_cleaning`: a cleaning copy `(from, to)` has its page, as MQSim gives it one when the copy's read is
+    /// done. When it is the first page of a block, the block is MQSim's new cleaning write frontier and the pool
+    /// is checked then (the FTL opened the block when it took the victim, and its free blocks count it from
+    /// then on).
+    fn copy_placed(&mut self, (_, to): (Ppn, Ppn)) {
+        if self.p.mqsim_cleaning.is_some() && to % self.p.pages_per_block as u64 == 0 {
+            self.check_cleaning(self.ftl.pool_of_ppn(to), 1);
+        }
+    }
+
+    /// `mqsim_cleaning`: a victim is erased and its block free. A plane still short of the free blocks user
+    /// writes need checks again (MQSim's handle_transaction_serviced_signal_from_PHY after an erase).
+    fn victim_erased(&mut self, first_ppn: Ppn) {
+        let Some(m) = self.p.mqsim_cleaning else { return };
+        self.ftl.erased(first_ppn);
+        let pool = self.ftl.pool_of_ppn(first_ppn);
+        if self.ftl.free_blocks(pool) < m.victims_under_way {
+            self.check_cleaning(pool, 1);
+        }
+    }
+
+    /// `checks` of MQSim's Check_gc_required on `pool`: each, while the pool is under its threshold with fewer
+    /// victims under way than allowed, takes one victim and queues its work on the die. A block its copies
+    /// open is checked when that copy is given its page ([`Ssd::copy_placed`]).
+    fn check_cleaning(&mut self, pool: u32, mut checks: u64) {
+        let Some(m) = self.p.mqsim_cleaning else { return };
+        while checks > 0 {
+            checks -= 1;
+            if !self.ftl.needs_gc(pool) || self.ftl.erasing(pool) >= m.victims_under_way {
+                continue;
+            }
+            if self.ftl.take_victim(pool, &mut self.gc_work) {
+                self.queue_cleaning(pool % self.p.dies());
+            }
+        }
     }
 
     /// MQSim's flash interface (`channel_commands`, conform=mqsim): a chip gets a command only
@@ -139,7 +263,8 @@ impl Ssd {
             && d.urgent_reads.is_empty()
             && d.reads.is_empty()
             && d.gc_copies.is_empty()
-            && d.gc_erases_pending == 0
+            && d.gc_writes.is_empty()
+            && d.gc_erases.is_empty()
             && d.mapping_programs == 0
             && d.programs.is_empty())
     }
@@ -158,6 +283,18 @@ impl Ssd {
 
     /// Start an idle die's next operation, its turn on the channel (if it must wait for one) already given.
     fn start_op(&mut self, now_ns: u64, die: u32) {
+        // Cleaning reads come after translation-page reads, before anything else: as many as one multi-plane
+        // read takes, their data then going out over the channel.
+        let d = &self.dies[die as usize];
+        let gc_read_bytes = if d.mapping_reads.is_empty() && self.p.gc_copies_over_channel && !d.gc_copies.is_empty() {
+            let mut taken = std::mem::take(&mut self.dies[die as usize].gc_moving);
+            self.take_multi_plane(die, |d| &mut d.gc_copies, |&(from, _)| from, &mut taken);
+            let bytes = taken.len() as u64 * self.p.page_bytes;
+            self.dies[die as usize].gc_moving = taken;
+            Some(bytes)
+        } else {
+            None
+        };
         let d = &self.dies[die as usize];
         let p = &self.p;
         let ch = self.channel_of(die);
@@ -165,9 +302,12 @@ impl Ssd {
         let commands = p.channel_commands.unwrap_or_default();
         // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
         // so a channel idle while dies sense serves whoever needs it meanwhile.
-        let cleaning_first = p.cleaning_before_reads && (!d.gc_copies.is_empty() || d.gc_erases_pending > 0);
+        let cleaning_first =
+            p.cleaning_before_reads && (!d.gc_copies.is_empty() || !d.gc_writes.is_empty() || !d.gc_erases.is_empty());
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
             Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
+        } else if let Some(bytes) = gc_read_bytes {
+            Some((DieOp::GcRead, bytes))
         } else if cleaning_first {
             None
         } else if let Some(&(slot, _, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
@@ -182,6 +322,7 @@ impl Ssd {
             }
             match op {
                 DieOp::MappingRead { .. } => self.stats.mapping_reads += 1,
+                DieOp::GcRead => {}
                 _ => self.stats.flash_page_reads += 1,
             }
             let d = &mut self.dies[die as usize];
@@ -194,25 +335,38 @@ impl Ssd {
             return;
         }
         let d = &self.dies[die as usize];
-        let (op, end_ns) = if !d.gc_copies.is_empty() && p.gc_copies_over_channel {
-            // One page: its read command, tR, the page out and back in over the channel with the program
-            // command, tPROG. (The channel is taken for its part at the start, the die's times follow.)
-            self.dies[die as usize].gc_copies.pop_front();
-            let start = now_ns.max(self.channel_free_ns[ch]);
-            let channel_ns = commands.read + 2 * self.page_transfer_ns(1) + commands.program;
-            self.channel_free_ns[ch] = start + channel_ns;
-            (DieOp::GcCopy, start + channel_ns + p.read_ns + p.program_ns)
-        } else if !d.gc_copies.is_empty() {
+        let (op, end_ns) = if !d.gc_writes.is_empty() {
+            // Cleaning writes, as many as one multi-plane program takes: their data in over the channel, tPROG.
+            let mut taken = std::mem::take(&mut self.dies[die as usize].gc_moving);
+            self.take_multi_plane(die, |d| &mut d.gc_writes, |&(_, to)| to, &mut taken);
+            let planes = taken.len() as u64;
+            self.dies[die as usize].gc_moving = taken;
+            let start =
+                now_ns.max(self.channel_free_ns[ch]) + commands.program + (planes - 1) * commands.program_extra_plane;
+            self.channel_free_ns[ch] = start + self.page_transfer_ns(planes);
+            (DieOp::GcWrite, self.channel_free_ns[ch] + self.p.program_ns)
+        } else if !d.gc_copies.is_empty() && !p.gc_copies_over_channel {
             let k = d.gc_copies.len().min(p.program_pages as usize);
-            self.dies[die as usize].gc_copies.drain(..k);
-            (DieOp::GcCopy, now_ns + k as u64 * p.read_ns + p.program_ns)
-        } else if d.gc_erases_pending > 0 {
-            self.dies[die as usize].gc_erases_pending -= 1;
+            for _ in 0..k {
+                let copy = self.dies[die as usize].gc_copies.pop_front().expect("a copy");
+                self.copy_placed(copy);
+            }
+            (DieOp::GcCopy, now_ns + k as u64 * self.p.read_ns + self.p.program_ns)
+        } else if !d.gc_erases.is_empty() {
+            // With MQSim's cleaning, one multi-plane erase takes victims of the same group's other planes too.
+            let mut taken = std::mem::take(&mut self.dies[die as usize].erasing);
+            if self.p.gc_copies_over_channel {
+                self.take_multi_plane(die, |d| &mut d.gc_erases, |_| 0, &mut taken);
+            } else {
+                taken.clear();
+                taken.extend(self.dies[die as usize].gc_erases.pop_front());
+            }
+            self.dies[die as usize].erasing = taken;
             let cmd_ns = commands.erase;
             if cmd_ns > 0 {
                 self.channel_free_ns[ch] = now_ns + cmd_ns;
             }
-            (DieOp::Erase, now_ns + cmd_ns + p.erase_ns)
+            (DieOp::Erase, now_ns + cmd_ns + self.p.erase_ns)
         } else if d.mapping_programs > 0 {
             self.dies[die as usize].mapping_programs -= 1;
             self.stats.mapping_programs += 1;
@@ -224,22 +378,34 @@ impl Ssd {
             if self.clean_if_short(die) {
                 return self.start_op(now_ns, die);
             }
+            // With mqsim_cleaning, programs for a plane whose writes are stopped wait (the first other one goes).
+            let held = |pp: &PendingProgram| !pp.placed && self.pool_writes_stopped(self.ftl.pool_of_lpn(pp.lpn));
+            let Some(head_at) = self.dies[die as usize].programs.iter().position(|pp| !held(pp)) else {
+                return;
+            };
+            let held: Vec<bool> = if self.p.mqsim_cleaning.is_some() {
+                self.dies[die as usize].programs.iter().map(held).collect()
+            } else {
+                Vec::new()
+            };
             let p = &self.p;
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
             taken.clear();
             if p.plane_groups > 0 {
                 // The head's page, and pages of the same die's other planes at the same page of their blocks.
-                let head = d.programs.pop_front().expect("a program");
+                let head = d.programs.remove(head_at).expect("a program");
                 // The planes of the head's group (planes are numbered group by group), without a division per page.
                 let first_plane = head.plane as u32 / p.program_pages * p.program_pages;
                 let group = first_plane..first_plane + p.program_pages;
                 let mut planes_taken = 1u64 << head.plane;
                 taken.push(head);
+                let mut held = held.into_iter().enumerate().filter(|&(i, _)| i != head_at).map(|(_, h)| h);
                 let mut i = 0;
                 while i < d.programs.len() && taken.len() < p.program_pages as usize {
                     let c = d.programs[i];
-                    if group.contains(&(c.plane as u32))
+                    if !held.next().unwrap_or(false)
+                        && group.contains(&(c.plane as u32))
                         && planes_taken & (1 << c.plane) == 0
                         && c.page_in_block == head.page_in_block
                     {
@@ -254,7 +420,12 @@ impl Ssd {
                 let k = d.programs.len().min(p.program_pages as usize);
                 taken.extend(d.programs.drain(..k));
             }
-            for pp in &taken {
+            let mut opened: smallvec::SmallVec<[(u32, u64); 8]> = smallvec::SmallVec::new();
+            for pp in taken.iter().filter(|pp| !pp.placed) {
+                let pool = self.ftl.pool_of_lpn(pp.lpn);
+                if !opened.iter().any(|&(q, _)| q == pool) {
+                    opened.push((pool, self.ftl.blocks_opened(pool)));
+                }
                 self.ftl.write(pp.lpn);
             }
             self.stats.multi_page_programs += (taken.len() > 1) as u64;
@@ -265,7 +436,13 @@ impl Ssd {
             let cmd_ns = commands.program + (planes - 1) * commands.program_extra_plane;
             let start = now_ns.max(self.channel_free_ns[ch]) + cmd_ns;
             self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
-            (DieOp::Program, self.channel_free_ns[ch] + p.program_ns)
+            let end_ns = self.channel_free_ns[ch] + p.program_ns;
+            if self.p.mqsim_cleaning.is_some() {
+                for (pool, before) in opened {
+                    self.pool_opened_blocks(pool, before);
+                }
+            }
+            (DieOp::Program, end_ns)
         } else {
             return;
         };
@@ -338,7 +515,25 @@ impl Ssd {
                 self.dies[die as usize].programming = taken;
                 self.buffer_drained(now_ns);
             }
-            DieOp::GcCopy | DieOp::Erase => {}
+            DieOp::GcCopy => {}
+            DieOp::GcRead => {
+                // MQSim gives each copy its page now, when its read is done.
+                let read = std::mem::take(&mut self.dies[die as usize].gc_moving);
+                for &copy in &read {
+                    self.copy_placed(copy);
+                }
+                let d = &mut self.dies[die as usize];
+                d.gc_writes.extend(read.iter().copied());
+                d.gc_moving = read;
+            }
+            DieOp::GcWrite => {}
+            DieOp::Erase => {
+                let erased = std::mem::take(&mut self.dies[die as usize].erasing);
+                for &first_ppn in &erased {
+                    self.victim_erased(first_ppn);
+                }
+                self.dies[die as usize].erasing = erased;
+            }
             DieOp::Idle => unreachable!("an idle die has no operation to end"),
         }
         self.kick(now_ns, die);

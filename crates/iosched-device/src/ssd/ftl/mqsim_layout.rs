@@ -14,16 +14,16 @@
 //!   filled from the most valid pages down, each taking the plane's highest logical pages left. Every other page
 //!   of a filled block is stale.
 //! - Each plane had its write frontiers (data, translation and cleaning, per flow) taken from its pool first.
-//!   Here a die's free blocks are its planes' pools plus one data frontier per plane and flow (room for the
-//!   first writes, which iosched's die opens from its pool as it needs it); the translation and cleaning
-//!   frontiers are set aside, used by nobody (MQSim never programs translation pages, and iosched's cleaning
-//!   opens its own block from the pool).
+//!   Here each of the FTL's pools is one of MQSim's planes, and its free blocks are the plane's pool: its data
+//!   and cleaning blocks are opened in the place of MQSim's frontiers (one of each, where MQSim has one per
+//!   flow), the translation frontiers and the other flows' frontiers set aside, used by nobody (MQSim never
+//!   programs translation pages).
 //!
 //! Where MQSim's layout cannot place every page of a plane (MQSim then stops with an error), the rest are
-//! written afterwards as a drive writes them. Approximations: the occupied pages are picked uniformly as MQSim picks them, by iosched's own random numbers
-//! (so the same number per die, not the same pages); a streaming flow's are the first of its range, where
-//! MQSim's run starts at a random address. Hot/cold flows are laid out as uniform ones (MQSim shifts their
-//! distribution by their hot share).
+//! written afterwards as a drive writes them. Approximations: the occupied pages are picked uniformly as MQSim
+//! picks them, by iosched's own random numbers (so the same number per plane, not the same pages); a streaming
+//! flow's are the first of its range, where MQSim's run starts at a random address. Hot/cold flows are laid out
+//! as uniform ones (MQSim shifts their distribution by their hot share).
 
 use super::{Ftl, Ppn};
 use iosched_core::rng::SimRng;
@@ -32,8 +32,6 @@ use iosched_core::rng::SimRng;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MqsimLayout {
     pub blocks_per_plane: u32,
-    /// Planes of one of iosched's dies (MQSim's dies per chip x planes per die).
-    pub planes_per_die: u32,
     /// MQSim's block_pool_gc_threshold (a plane cleans when its free blocks fall under it): the layout leaves
     /// half of it free per plane and takes it out of rho. (iosched's cleaning keeps its own threshold.)
     pub gc_threshold_blocks: u32,
@@ -189,29 +187,23 @@ pub fn plane_blocks(distribution: &[f64], goal_blocks: u32, pages: u64, pages_pe
 
 impl Ftl {
     /// Lay the occupied pages of `flows` out as MQSim's preconditioning does (see the module's header), on a
-    /// drive nothing has been written to. `plane_of` gives the plane (of its die) a logical page belongs to.
-    /// The random picks follow `seed`.
-    pub fn lay_out_as_mqsim(
-        &mut self,
-        layout: &MqsimLayout,
-        flows: &[LaidOutFlow],
-        seed: u64,
-        plane_of: impl Fn(u64) -> u32,
-    ) {
+    /// drive nothing has been written to, whose pools are MQSim's planes. The random picks follow `seed`.
+    pub fn lay_out_as_mqsim(&mut self, layout: &MqsimLayout, flows: &[LaidOutFlow], seed: u64) {
         debug_assert!(
-            self.dies.iter().all(|d| d.free.len() == self.g.blocks_per_die as usize) && self.fill.is_none(),
+            self.pools.iter().all(|d| d.free.len() == self.g.blocks_per_pool as usize) && self.fill.is_none(),
             "MQSim's layout is of a drive nothing was written to"
         );
+        debug_assert_eq!(self.g.blocks_per_pool, layout.blocks_per_plane, "each pool is a plane");
         let ppb = self.g.pages_per_block;
-        let planes = layout.planes_per_die.max(1);
         let streams = layout.flows.max(1);
         let share = if layout.shared_planes { 1.0 / streams as f64 } else { 1.0 };
         let threshold = layout.gc_threshold_blocks;
         let goal_blocks = ((layout.blocks_per_plane - threshold / 2) as f64 * share) as u32;
         let rho_divisor = 1.0 - threshold as f64 / layout.blocks_per_plane as f64;
-        // Per die, the next block to fill.
-        let mut next_block = vec![0u32; self.g.dies as usize];
+        // Per pool, the next block to fill.
+        let mut next_block = vec![0u32; self.g.pools as usize];
         let mut unplaced = Vec::new();
+        let pools = self.g.pools as u64;
         for flow in flows {
             let rho = flow.occupancy * (1.0 - layout.overprovisioning_ratio) / rho_divisor;
             let distribution = if flow.streaming {
@@ -222,62 +214,66 @@ impl Ftl {
             let end = (flow.first_page + flow.range_pages).min(self.g.logical_pages);
             let range = end.saturating_sub(flow.first_page);
             let pages = flow.pages.min(range);
-            for die in 0..self.g.dies {
-                // The die's occupied pages of this flow, per plane, in address order: its share of them, picked
-                // uniformly among its pages of the range (Knuth's selection sampling), or its first ones.
-                let mut by_plane: Vec<Vec<u64>> = vec![Vec::new(); planes as usize];
-                let dies = self.g.dies as u64;
-                let first = flow.first_page + (die as u64 + dies - flow.first_page % dies) % dies;
-                let on_die = if first < end { (end - 1 - first) / dies + 1 } else { 0 };
-                let mut wanted = (pages as f64 * on_die as f64 / range.max(1) as f64).round() as u64;
-                let mut rng = SimRng::new(seed ^ (die as u64) << 32, 0x1a7);
-                for (k, lpn) in (first..end).step_by(dies as usize).enumerate() {
-                    let left = on_die - k as u64;
-                    let take = wanted > 0 && (flow.streaming || wanted >= left || rng.below(left) < wanted);
-                    if take {
+            for pool in 0..self.g.pools {
+                // The pool's occupied pages of this flow, in address order: its share of them, picked uniformly
+                // among its pages of the range (Knuth's selection sampling), or its first ones.
+                let first = flow.first_page + (pool as u64 + pools - flow.first_page % pools) % pools;
+                let in_pool = if first < end { (end - 1 - first) / pools + 1 } else { 0 };
+                let mut wanted = (pages as f64 * in_pool as f64 / range.max(1) as f64).round() as u64;
+                let mut rng = SimRng::new(seed ^ (pool as u64) << 32, 0x1a7);
+                let mut lpns = Vec::with_capacity(wanted as usize);
+                for (k, lpn) in (first..end).step_by(pools as usize).enumerate() {
+                    let left = in_pool - k as u64;
+                    if wanted > 0 && (flow.streaming || wanted >= left || rng.below(left) < wanted) {
                         wanted -= 1;
-                        by_plane[(plane_of(lpn) % planes) as usize].push(lpn);
+                        lpns.push(lpn);
                     }
                 }
-                for mut lpns in by_plane {
-                    for valid in plane_blocks(&distribution, goal_blocks, lpns.len() as u64, ppb) {
-                        let block = next_block[die as usize];
-                        if block >= self.g.blocks_per_die {
-                            break; // never past the die: what is left is written below
-                        }
-                        next_block[die as usize] += 1;
-                        let gb = self.global_block(die, block);
-                        let first_ppn: Ppn = gb as u64 * ppb as u64;
-                        for page in 0..valid as u64 {
-                            let lpn = lpns.pop().expect("a page for every valid slot");
-                            self.p2l[(first_ppn + page) as usize] = (lpn + 1) as u32;
-                            self.set_l2p_entry(lpn, (first_ppn + page + 1) as u32);
-                        }
-                        self.written[gb] = ppb;
-                        self.valid[gb] = valid;
-                        self.opened_at[gb] = block as u64 + 1; // the die's blocks are opened in order
+                for valid in plane_blocks(&distribution, goal_blocks, lpns.len() as u64, ppb) {
+                    let block = next_block[pool as usize];
+                    if block >= self.g.blocks_per_pool {
+                        break; // never past the plane: what is left is written below
                     }
-                    unplaced.append(&mut lpns);
+                    next_block[pool as usize] += 1;
+                    let gb = self.global_block(pool, block);
+                    let first_ppn: Ppn = gb as u64 * ppb as u64;
+                    for page in 0..valid as u64 {
+                        let lpn = lpns.pop().expect("a page for every valid slot");
+                        self.p2l[(first_ppn + page) as usize] = (lpn + 1) as u32;
+                        self.set_l2p_entry(lpn, (first_ppn + page + 1) as u32);
+                    }
+                    self.written[gb] = ppb;
+                    self.valid[gb] = valid;
+                    self.opened_at[gb] = block as u64 + 1; // the pool's blocks are opened in order
                 }
+                unplaced.append(&mut lpns);
             }
         }
-        // Free: what no plane filled, less the translation and cleaning frontiers MQSim took per plane and flow.
-        let set_aside = 2 * planes * streams;
-        for die in 0..self.g.dies {
-            let filled = next_block[die as usize];
-            let first_free = (filled + set_aside).min(self.g.blocks_per_die);
-            let d = &mut self.dies[die as usize];
-            d.free = (first_free..self.g.blocks_per_die).rev().collect();
-            d.blocks_opened = filled as u64;
-            d.host_open = None;
-            d.gc_open = None;
+        // MQSim took each plane's write frontiers (data, translation and cleaning, per flow) from its pool before
+        // the layout. The pool's own data and cleaning blocks are opened here in their place (iosched's pool has
+        // one of each, not one per flow), so its free blocks are MQSim's from the start; the rest are set aside.
+        let frontiers = 3 * streams;
+        for pool in 0..self.g.pools {
+            let filled = next_block[pool as usize];
+            let first_free = (filled + frontiers).min(self.g.blocks_per_pool);
+            let open = |k: u32| (filled + k < first_free).then_some(filled + k);
+            let (host_open, gc_open) = (open(0), open(1));
+            for block in [host_open, gc_open].into_iter().flatten() {
+                let gb = self.global_block(pool, block);
+                self.opened_at[gb] = block as u64 + 1;
+            }
+            let d = &mut self.pools[pool as usize];
+            d.free = (first_free..self.g.blocks_per_pool).rev().collect();
+            d.blocks_opened = filled as u64 + host_open.is_some() as u64 + gc_open.is_some() as u64;
+            d.host_open = host_open;
+            d.gc_open = gc_open;
         }
         // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
         // written as a drive writes them, cleaning as it goes.
         let mut work = super::GcWork::default();
         for lpn in unplaced {
             self.write(lpn);
-            self.collect_until_ok(self.die_of_lpn(lpn), &mut work);
+            self.collect_until_ok(self.pool_of_lpn(lpn), &mut work);
         }
     }
 }

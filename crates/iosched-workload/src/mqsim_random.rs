@@ -1,0 +1,253 @@
+//! MQSim's random numbers, so that a synthetic flow of an MQSim workload file issues the very requests MQSim's
+//! flow issues (same directions, addresses and sizes, in the same order), and the two simulators can be compared
+//! request by request rather than as two draws of the same distribution.
+//!
+//! Source: MQSim's utils/CMRRandomGenerator (L'Ecuyer's combined multiple recursive generator MRG32k3a, stepped
+//! in doubles) and utils/RandomGenerator (its seeding and uniform draws), and host/IO_Flow_Synthetic.cpp (which
+//! generator draws what). As there, the generator for seed `s` starts from the state all ones advanced by
+//! `s / 200 + 1` steps of the recurrence matrix squared `s % 200` times. MQSim squares and multiplies those
+//! matrices in signed 64-bit integers, whose products of two residues overflow; the arithmetic here wraps as
+//! that compiled code does (two's complement), so the states, and the numbers drawn, are MQSim's.
+
+/// One of MQSim's generators (CMRRandomGenerator behind RandomGenerator).
+#[derive(Clone, Debug)]
+pub struct MqsimRandom {
+    s: [[f64; 3]; 2],
+}
+
+const NORM: f64 = 2.328306549295728e-10;
+const M1: f64 = 4294967087.0;
+const M2: f64 = 4294944443.0;
+const A12: f64 = 1403580.0;
+const A13: f64 = -810728.0;
+const A21: f64 = 527612.0;
+const A23: f64 = -1370589.0;
+
+/// The two recurrences' matrices.
+const A: [[[f64; 3]; 3]; 2] =
+    [[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [A13, A12, 0.0]], [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [A23, 0.0, A21]]];
+
+/// C's `(int64_t)x` for a value toward a residue (MQSim's ftoi).
+fn ftoi(x: f64, m: f64) -> i64 {
+    if x >= 0.0 {
+        x as i64
+    } else {
+        (x + m) as i64
+    }
+}
+
+/// MQSim's mm_mul: c = a x b mod m, each step `(a * b + d) % m` in wrapping signed 64-bit arithmetic.
+fn mm_mul(a: &[[i64; 3]; 3], b: &[[i64; 3]; 3], m: i64) -> [[i64; 3]; 3] {
+    let mut d = [[0i64; 3]; 3];
+    for (i, row) in d.iter_mut().enumerate() {
+        for (j, cell) in row.iter_mut().enumerate() {
+            for k in 0..3 {
+                *cell = a[i][k].wrapping_mul(b[k][j]).wrapping_add(*cell).wrapping_rem(m);
+            }
+        }
+    }
+    d
+}
+
+/// MQSim's mv_mul: v = a x u mod m, as [`mm_mul`].
+fn mv_mul(a: &[[i64; 3]; 3], u: &[i64; 3], m: i64) -> [i64; 3] {
+    let mut w = [0i64; 3];
+    for (i, cell) in w.iter_mut().enumerate() {
+        for j in 0..3 {
+            *cell = a[i][j].wrapping_mul(u[j]).wrapping_add(*cell).wrapping_rem(m);
+        }
+    }
+    w
+}
+
+/// MQSim's mod for doubles: x - trunc(x / m) x m, made non-negative.
+fn fmod(x: f64, m: f64) -> f64 {
+    let k = (x / m) as i64;
+    let x = x - k as f64 * m;
+    if x < 0.0 {
+        x + m
+    } else {
+        x
+    }
+}
+
+impl MqsimRandom {
+    /// The generator MQSim's `RandomGenerator(seed)` makes.
+    pub fn new(seed: i32) -> MqsimRandom {
+        let mut g = MqsimRandom { s: [[1.0; 3]; 2] };
+        g.advance(seed as i64 / 200 + 1, seed % 200);
+        g
+    }
+
+    /// CMRRandomGenerator::Advance.
+    fn advance(&mut self, mut n: i64, mut e: i32) {
+        let m = [M1, M2];
+        let mut b = [[[0i64; 3]; 3]; 2];
+        let mut s = [[0i64; 3]; 2];
+        for i in 0..2 {
+            b[i] = A[i].map(|row| row.map(|x| ftoi(x, m[i])));
+            s[i] = self.s[i].map(|x| ftoi(x, m[i]));
+        }
+        let mi = [m[0] as i64, m[1] as i64];
+        while e != 0 {
+            e -= 1;
+            for i in 0..2 {
+                b[i] = mm_mul(&b[i], &b[i], mi[i]);
+            }
+        }
+        while n != 0 {
+            if n & 1 != 0 {
+                for i in 0..2 {
+                    s[i] = mv_mul(&b[i], &s[i], mi[i]);
+                }
+            }
+            n >>= 1;
+            if n != 0 {
+                for i in 0..2 {
+                    b[i] = mm_mul(&b[i], &b[i], mi[i]);
+                }
+            }
+        }
+        for (state, ints) in self.s.iter_mut().zip(s) {
+            *state = ints.map(|v| v as f64);
+        }
+    }
+
+    /// CMRRandomGenerator::NextDouble: in (0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        let s = &mut self.s;
+        let p1 = fmod(A12 * s[0][1] + A13 * s[0][0], M1);
+        s[0] = [s[0][1], s[0][2], p1];
+        let p2 = fmod(A21 * s[1][2] + A23 * s[1][0], M2);
+        s[1] = [s[1][1], s[1][2], p2];
+        let p = if p1 - p2 < 0.0 { p1 - p2 + M1 } else { p1 - p2 };
+        (p + 1.0) * NORM
+    }
+
+    /// RandomGenerator::Uniform(a, b).
+    pub fn uniform(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.next_f64()
+    }
+
+    /// RandomGenerator::Uniform_ulong(m, n): m..=n.
+    pub fn uniform_u64(&mut self, m: u64, n: u64) -> u64 {
+        m + ((n - m + 1) as f64 * self.next_f64()) as u64
+    }
+}
+
+/// What a synthetic flow of MQSim's draws for each request, as its IO_Flow_Synthetic does: the direction from
+/// one generator (read when a uniform draw is at most the read share), the address from another (uniform over
+/// the flow's sectors, back to the first when the request would run past the last, then aligned down), a fixed
+/// size. Streaming flows start at a random address and continue from there.
+#[derive(Clone, Debug)]
+pub struct MqsimFlowDraws {
+    spec: MqsimDraws,
+    direction: MqsimRandom,
+    address: MqsimRandom,
+    next_streaming_sector: u64,
+}
+
+/// A synthetic flow's settings that MQSim's draws depend on (sectors of 512 bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MqsimDraws {
+    /// The flow's Seed: the direction generator takes it, the address generator the next number.
+    pub seed: u32,
+    pub read_share: f64,
+    /// The flow's first and last sector on the device, the last as MQSim computes it (its logical space
+    /// partitioned over the flows, times the working set).
+    pub first_sector: u64,
+    pub last_sector: u64,
+    pub size_sectors: u64,
+    /// Alignment of addresses (Generated_Aligned_Addresses and Address_Alignment_Unit), if aligned.
+    pub align_sectors: Option<u64>,
+    pub streaming: bool,
+}
+
+/// One request as MQSim draws it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MqsimRequest {
+    pub read: bool,
+    pub sector: u64,
+    pub sectors: u64,
+}
+
+impl MqsimFlowDraws {
+    pub fn new(spec: MqsimDraws) -> MqsimFlowDraws {
+        let direction = MqsimRandom::new(spec.seed as i32);
+        let mut address = MqsimRandom::new(spec.seed.wrapping_add(1) as i32);
+        let mut next_streaming_sector = 0;
+        if spec.streaming {
+            next_streaming_sector = address.uniform_u64(spec.first_sector, spec.last_sector);
+            if let Some(align) = spec.align_sectors.filter(|&a| a > 0) {
+                next_streaming_sector -= next_streaming_sector % align;
+            }
+        }
+        MqsimFlowDraws { spec, direction, address, next_streaming_sector }
+    }
+
+    /// The next request (IO_Flow_Synthetic::Generate_next_request).
+    pub fn next_request(&mut self) -> MqsimRequest {
+        let s = self.spec;
+        let read = self.direction.uniform(0.0, 1.0) <= s.read_share;
+        let count = s.size_sectors;
+        let mut sector = if s.streaming {
+            let mut start = self.next_streaming_sector;
+            if start + count > s.last_sector {
+                start = s.first_sector;
+            }
+            let mut next = self.next_streaming_sector + count;
+            if next > s.last_sector {
+                next = s.first_sector;
+            }
+            if let Some(align) = s.align_sectors.filter(|&a| a > 0 && next % a != 0) {
+                next += align - next % align;
+            }
+            self.next_streaming_sector = next;
+            start
+        } else {
+            let start = self.address.uniform_u64(s.first_sector, s.last_sector);
+            if start + count > s.last_sector {
+                s.first_sector
+            } else {
+                start
+            }
+        };
+        if let Some(align) = s.align_sectors.filter(|&a| a > 0) {
+            sector -= sector % align;
+        }
+        MqsimRequest { read, sector, sectors: count }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first requests of MQSim 2.0 (built from ../shared/peers) on a flow with Seed 798, 128 KiB writes
+    /// aligned to 16 sectors, over its drive of 256 blocks a plane at 12 % over-provisioning (sectors 0 to
+    /// 118,111,487), as a print of each request's start added to a local build gave them.
+    #[test]
+    fn a_flow_draws_the_addresses_mqsim_draws() {
+        let mut draws = MqsimFlowDraws::new(MqsimDraws {
+            seed: 798,
+            read_share: 0.0,
+            first_sector: 0,
+            last_sector: 118_111_487,
+            size_sectors: 256,
+            align_sectors: Some(16),
+            streaming: false,
+        });
+        let first: Vec<u64> = (0..3).map(|_| draws.next_request().sector).collect();
+        assert_eq!(first, [59_380_208, 97_419_056, 74_144_768]);
+    }
+
+    #[test]
+    fn draws_are_in_the_unit_interval_and_deterministic() {
+        let (mut a, mut b) = (MqsimRandom::new(12345), MqsimRandom::new(12345));
+        for _ in 0..10_000 {
+            let x = a.next_f64();
+            assert!(x > 0.0 && x < 1.0);
+            assert_eq!(x, b.next_f64());
+        }
+    }
+}
