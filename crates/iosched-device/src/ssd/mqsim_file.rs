@@ -57,11 +57,13 @@
 //!     back in; a die serves its cleaning reads, then writes, then erases before any user read or write (MQSim's
 //!     cleaning is always urgent without `Preemptible_GC_Enabled`); and one command takes pages (or victims, for
 //!     erases) of a die's other planes at the same page of their blocks, as MQSim's multi-plane commands do.
-//!   Approximations: the FTL moves a victim's pages when it takes it (MQSim moves each as its copy runs, and
-//!   holds user accesses to the victim's pages meanwhile), and user reads and writes do not join cleaning
-//!   commands on other planes as MQSim's scheduler lets them. With the same requests (a synthetic flow draws
-//!   MQSim's own random numbers: crates/iosched-workload/src/mqsim_random.rs), the preconditioned runs of BENCHMARKS.md
-//!   ("MQSim's preconditioning layout and cleaning") agree with MQSim within 3-29 % on mean response time.
+//!   - approximated: the FTL moves a victim's pages when it takes it (MQSim moves each as its copy runs, and
+//!     holds user accesses to the victim's pages meanwhile), and user reads and writes do not join cleaning
+//!     commands on other planes as MQSim's scheduler lets them.
+//!
+//!   With the same requests (a synthetic flow draws MQSim's own random numbers,
+//!   crates/iosched-workload/src/mqsim_random.rs), the preconditioned runs of BENCHMARKS.md ("Cleaning per
+//!   plane ...") agree with MQSim within 3-29 % on mean response time.
 //! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
 //!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
 //!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
