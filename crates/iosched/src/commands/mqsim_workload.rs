@@ -231,9 +231,9 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
-                // On an MQSim device file, a uniform or streaming flow issues the requests MQSim's flow issues
-                // (the same random numbers; hot/cold flows draw from iosched's own).
-                if let (Some(ranges), Address::Uniform | Address::Streaming) = (&mqsim_ranges, s.address) {
+                // On an MQSim device file, the flow issues the requests MQSim's flow issues (the same random
+                // numbers).
+                if let Some(ranges) = &mqsim_ranges {
                     let (first, last) = ranges[i];
                     // MQSim takes a working set outside 1-100 % as 100 %.
                     let ws = if (1.0..=100.0).contains(&s.working_set_percent) { s.working_set_percent } else { 100.0 };
@@ -246,6 +246,10 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                             size_sectors: s.size_sectors,
                             align_sectors: (s.align_sectors > 1).then_some(s.align_sectors),
                             streaming: s.address == Address::Streaming,
+                            hot_share: match s.address {
+                                Address::HotCold(hot_percent) => Some(hot_percent / 100.0),
+                                _ => None,
+                            },
                         });
                     }
                 }
