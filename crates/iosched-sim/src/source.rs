@@ -726,7 +726,11 @@ impl JobProcess {
                 self.held = Some(io);
                 return Some(self.next_issue_ns[dir]);
             }
-            if let Some(gap) = self.rate_gap_ns(dir, io.len_bytes) {
+            if let Some(gap) = self.generator.mqsim_interval_ns() {
+                // An MQSim flow's one stream of arrivals, whatever their direction, each due a drawn time after
+                // the one before was due.
+                self.next_issue_ns = [self.next_issue_ns[dir] + gap; 3];
+            } else if let Some(gap) = self.rate_gap_ns(dir, io.len_bytes) {
                 // Linear: on a fixed grid from the start, so that a late issue does not push later ones back.
                 let base = self.next_issue_ns[dir].max(self.start_ns);
                 self.next_issue_ns[dir] = base + gap;
@@ -791,9 +795,9 @@ impl JobProcess {
             if let (Some(spec), None) = (self.job.iodepth_stepped, &self.search) {
                 self.stepper = Some(crate::stepped_depth::Stepper::new(spec, self.depth, now_ns));
             }
-            for dir in 0..3 {
-                self.next_issue_ns[dir] = self.start_ns;
-            }
+            // An MQSim BANDWIDTH flow's first request comes a drawn time after its start.
+            let first_ns = self.start_ns + self.generator.mqsim_interval_ns().unwrap_or(0);
+            self.next_issue_ns = [first_ns; 3];
         }
         let next = self.fill(now_ns, out);
         let next = self.with_step_deadline(now_ns, next);

@@ -375,6 +375,11 @@ impl IoGenerator {
         io
     }
 
+    /// An MQSim BANDWIDTH flow's time to its next request, from MQSim's own draws (None otherwise).
+    pub fn mqsim_interval_ns(&mut self) -> Option<u64> {
+        self.mqsim.as_mut()?.0.next_interval_ns()
+    }
+
     /// The next I/O as MQSim's flow draws it. Its addresses are MQSim's (the flows' logical ranges as MQSim
     /// partitions them); the few that fall outside this job's region (iosched's ranges are whole pages) are
     /// moved into it.

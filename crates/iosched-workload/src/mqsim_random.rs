@@ -139,7 +139,8 @@ impl MqsimRandom {
 /// one generator (read when a uniform draw is at most the read share), the address from another (uniform over
 /// the flow's sectors, back to the first when the request would run past the last, then aligned down), a fixed
 /// size. Streaming flows start at a random address and continue from there; hot/cold flows draw the region
-/// and then the address from two more generators. (A BANDWIDTH flow's arrival times are not drawn here.)
+/// and then the address from two more generators; a BANDWIDTH flow draws the time to its next request from
+/// one more (iosched-sim's job source asks for it).
 #[derive(Clone, Debug)]
 pub struct MqsimFlowDraws {
     spec: MqsimDraws,
@@ -148,6 +149,8 @@ pub struct MqsimFlowDraws {
     next_streaming_sector: u64,
     /// RANDOM_HOTCOLD: the generators of the address and of the region, and the hot region's last sector.
     hot_cold: Option<(MqsimRandom, MqsimRandom, u64)>,
+    /// BANDWIDTH: the generator of the times between requests.
+    interval: Option<MqsimRandom>,
 }
 
 /// A synthetic flow's settings that MQSim's draws depend on (sectors of 512 bytes).
@@ -166,6 +169,10 @@ pub struct MqsimDraws {
     pub streaming: bool,
     /// RANDOM_HOTCOLD: the hot region's share of the range (Percentage_of_Hot_Region / 100).
     pub hot_share: Option<f64>,
+    /// NORMAL request sizes (iosched issues the mean; MQSim's size generator still takes a seed).
+    pub normal_sizes: bool,
+    /// A BANDWIDTH generator's mean time between requests (MQSim's Average_inter_arrival_time_nano_sec).
+    pub mean_interarrival_ns: Option<u64>,
 }
 
 /// One request as MQSim draws it.
@@ -196,7 +203,19 @@ impl MqsimFlowDraws {
                 hot_end,
             )
         });
-        MqsimFlowDraws { spec, direction, address, next_streaming_sector, hot_cold }
+        // Then a seed for NORMAL sizes, then one for a BANDWIDTH flow's times (IO_Flow_Synthetic's constructor).
+        let interval_seed = spec.seed.wrapping_add(2 + 2 * hot_cold.is_some() as u32 + spec.normal_sizes as u32);
+        let interval = spec.mean_interarrival_ns.map(|_| MqsimRandom::new(interval_seed as i32));
+        MqsimFlowDraws { spec, direction, address, next_streaming_sector, hot_cold, interval }
+    }
+
+    /// A BANDWIDTH flow's time to its next request, as MQSim draws it (Exponential(mean), whole nanoseconds):
+    /// the first from the flow's start, each further one from the time the request before was due. None for
+    /// a QUEUE_DEPTH flow.
+    pub fn next_interval_ns(&mut self) -> Option<u64> {
+        let mean_ns = self.spec.mean_interarrival_ns? as f64;
+        let interval = self.interval.as_mut()?;
+        Some((0.0 - mean_ns * interval.next_f64().ln()) as u64)
     }
 
     /// The next request (IO_Flow_Synthetic::Generate_next_request).
@@ -259,6 +278,8 @@ mod tests {
             align_sectors: Some(16),
             streaming: false,
             hot_share: None,
+            normal_sizes: false,
+            mean_interarrival_ns: None,
         });
         let first: Vec<u64> = (0..3).map(|_| draws.next_request().sector).collect();
         assert_eq!(first, [59_380_208, 97_419_056, 74_144_768]);
@@ -279,6 +300,8 @@ mod tests {
             align_sectors: Some(16),
             streaming: false,
             hot_share: Some(0.2),
+            normal_sizes: false,
+            mean_interarrival_ns: None,
         });
         let mut first: Vec<u64> = (0..16).map(|_| draws.next_request().sector).collect();
         first.sort();
@@ -301,6 +324,41 @@ mod tests {
                 117_806_048,
                 118_516_768,
                 182_404_608
+            ]
+        );
+    }
+
+    /// MQSim's first requests of the shipped workload's first flow made a BANDWIDTH flow of 10 MB/s with 30 %
+    /// reads (the same local print): when each arrived, where, and which were reads.
+    #[test]
+    fn a_bandwidth_flow_draws_the_times_mqsim_draws() {
+        let mut draws = MqsimFlowDraws::new(MqsimDraws {
+            seed: 798,
+            read_share: 0.3,
+            first_sector: 0,
+            last_sector: 249_644_927,
+            size_sectors: 8,
+            align_sectors: Some(16),
+            streaming: false,
+            hot_share: None,
+            normal_sizes: false,
+            mean_interarrival_ns: Some(1_000_000_000 / (10_000_000 / 512 / 8)),
+        });
+        let mut at_ns = 0;
+        let first: Vec<(u64, u64, bool)> = (0..4)
+            .map(|_| {
+                at_ns += draws.next_interval_ns().unwrap();
+                let r = draws.next_request();
+                (at_ns, r.sector, r.read)
+            })
+            .collect();
+        assert_eq!(
+            first,
+            [
+                (923_997, 125_508_272, true),
+                (1_761_250, 205_908_608, false),
+                (2_199_095, 156_715_216, true),
+                (2_361_549, 53_466_080, false)
             ]
         );
     }

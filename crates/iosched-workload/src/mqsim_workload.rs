@@ -64,6 +64,8 @@ pub struct Synthetic {
     /// Alignment of addresses in sectors (1: none).
     pub align_sectors: u64,
     pub size_sectors: u64,
+    /// Request_Size_Distribution NORMAL (iosched issues the mean size).
+    pub normal_sizes: bool,
     pub seed: u64,
     pub generator: Generator,
     pub stop_time_ns: u64,
@@ -248,7 +250,8 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
     let aligned = f.word("Generated_Aligned_Addresses", &["TRUE", "FALSE"])? == "TRUE";
     let align_sectors = if aligned { f.int("Address_Alignment_Unit", 1, 1 << 30)? } else { 1 };
     let size_sectors = f.int("Average_Request_Size", 1, 1 << 24)?;
-    if f.word("Request_Size_Distribution", &["FIXED", "NORMAL"])? == "NORMAL" {
+    let normal_sizes = f.word("Request_Size_Distribution", &["FIXED", "NORMAL"])? == "NORMAL";
+    if normal_sizes {
         let (_, line) = f.text("Request_Size_Distribution")?;
         warnings.push(format!(
             "{}:{line}: NORMAL request sizes: iosched issues every request at the mean, {size_sectors} sectors",
@@ -270,6 +273,7 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
         address,
         align_sectors,
         size_sectors,
+        normal_sizes,
         seed: f.int("Seed", 0, u32::MAX as u64)?,
         generator,
         stop_time_ns,

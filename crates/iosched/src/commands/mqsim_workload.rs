@@ -13,7 +13,7 @@ use iosched_device::ssd::params::Aging;
 use iosched_sim::workload::TimedIo;
 use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::mqsim_random::MqsimDraws;
-use iosched_workload::mqsim_workload::{self, Address, FlowKind, Scenario};
+use iosched_workload::mqsim_workload::{self, Address, FlowKind, Generator, Scenario};
 use iosched_workload::trace::{self, Format};
 use serde_json::json;
 use std::io::IsTerminal;
@@ -249,6 +249,15 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                             hot_share: match s.address {
                                 Address::HotCold(hot_percent) => Some(hot_percent / 100.0),
                                 _ => None,
+                            },
+                            normal_sizes: s.normal_sizes,
+                            // MQSim's mean time between requests, in its integer arithmetic.
+                            mean_interarrival_ns: match s.generator {
+                                Generator::BandwidthBytesPerS(rate) => {
+                                    let per_s = (rate as u32 / 512) / s.size_sectors.max(1) as u32;
+                                    Some(1_000_000_000 / per_s.max(1) as u64)
+                                }
+                                Generator::QueueDepth(_) => None,
                             },
                         });
                     }
