@@ -33,17 +33,22 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-#[test]
-fn mqsims_shipped_files_run_unchanged_every_scenario() {
-    let Some(peers) = iosched_test_data::peer("mqsim") else { return };
-    let out = Command::new(iosched())
+/// `iosched sim` on MQSim's shipped workload and device files, with `extra` arguments.
+fn run_shipped(peers: &Path, extra: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(iosched())
         .args(["sim", "--mqsim-workload"])
         .arg(peers.join("workload.xml"))
         .arg("--device")
         .arg(format!("mqsim:{}", peers.join("ssdconfig.xml").display()))
-        .arg("--json")
+        .args(extra)
         .output()
-        .expect("iosched runs");
+        .expect("iosched runs")
+}
+
+#[test]
+fn mqsims_shipped_files_run_unchanged_every_scenario() {
+    let Some(peers) = iosched_test_data::peer("mqsim") else { return };
+    let out = run_shipped(&peers, &["--json".as_ref()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<Value> =
         String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
@@ -74,15 +79,7 @@ fn a_synthetic_flow_issues_the_requests_mqsims_flow_issues() {
     // them: iosched's flows issue the very same addresses, because they draw MQSim's random numbers.
     let Some(peers) = iosched_test_data::peer("mqsim") else { return };
     let csv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("shipped-per-request.csv");
-    let out = Command::new(iosched())
-        .args(["sim", "--mqsim-workload"])
-        .arg(peers.join("workload.xml"))
-        .arg("--device")
-        .arg(format!("mqsim:{}", peers.join("ssdconfig.xml").display()))
-        .arg("--per-request")
-        .arg(&csv)
-        .output()
-        .expect("iosched runs");
+    let out = run_shipped(&peers, &["--per-request".as_ref(), csv.as_os_str()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&csv).unwrap();
     for (flow, mqsims) in [

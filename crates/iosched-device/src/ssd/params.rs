@@ -195,12 +195,16 @@ impl SsdParams {
     /// With planes (`plane_groups` > 0): the plane of its die that logical page `lpn` is written to, in MQSim's
     /// CWDP order (after the channels and chips, the chip's dies, that is plane groups, then their planes).
     pub fn plane_of(&self, lpn: u64) -> u32 {
+        self.plane_of_stripe(lpn / self.dies() as u64)
+    }
+
+    /// The plane of the pages whose `lpn / dies` is `stripe` (planes numbered group by group; 0 without planes).
+    pub fn plane_of_stripe(&self, stripe: u64) -> u32 {
         if self.plane_groups == 0 {
             return 0;
         }
         let (groups, per_group) = (self.plane_groups as u64, self.program_pages as u64);
-        let x = lpn / self.dies() as u64;
-        ((x % groups) * per_group + (x / groups) % per_group) as u32
+        ((stripe % groups) * per_group + (stripe / groups) % per_group) as u32
     }
 
     /// The FTL's shape. `op` is the spare the cleaning works with: each die holds its share of the logical

@@ -74,9 +74,7 @@ impl Ssd {
         if !self.p.cleaning_per_plane {
             return 0;
         }
-        let (groups, per_group) = (self.p.plane_groups, self.p.program_pages);
-        let k = self.ftl.pool_of_ppn(ppn) / self.p.dies();
-        (k % groups) * per_group + (k / groups) % per_group
+        self.p.plane_of_stripe((self.ftl.pool_of_ppn(ppn) / self.p.dies()) as u64)
     }
 
     /// Take from the die's `queue` its head and, up to a multi-plane command's `program_pages` in all, later
@@ -118,9 +116,12 @@ impl Ssd {
     /// `mqsim_cleaning`: whether user writes to `pool` wait: it has fewer free blocks than victims allowed under
     /// way (MQSim's Stop_servicing_writes) and an erase to come there (without one, they would wait for ever).
     fn pool_writes_stopped(&self, pool: u32) -> bool {
-        self.p
-            .mqsim_cleaning
-            .is_some_and(|m| self.ftl.free_blocks(pool) < m.victims_under_way && self.ftl.erasing(pool) > 0)
+        Self::writes_stopped(&self.ftl, &self.p, pool)
+    }
+
+    /// [`Ssd::pool_writes_stopped`] from the FTL and parameters alone (while a die is borrowed).
+    fn writes_stopped(ftl: &Ftl, p: &SsdParams, pool: u32) -> bool {
+        p.mqsim_cleaning.is_some_and(|m| ftl.free_blocks(pool) < m.victims_under_way && ftl.erasing(pool) > 0)
     }
 
     /// `mqsim_cleaning`: `pool` had opened `opened_before` blocks before its latest writes. Each block opened
@@ -379,14 +380,10 @@ impl Ssd {
                 return self.start_op(now_ns, die);
             }
             // With mqsim_cleaning, programs for a plane whose writes are stopped wait (the first other one goes).
-            let held = |pp: &PendingProgram| !pp.placed && self.pool_writes_stopped(self.ftl.pool_of_lpn(pp.lpn));
+            let (ftl, p) = (&self.ftl, &self.p);
+            let held = |pp: &PendingProgram| !pp.placed && Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn));
             let Some(head_at) = self.dies[die as usize].programs.iter().position(|pp| !held(pp)) else {
                 return;
-            };
-            let held: Vec<bool> = if self.p.mqsim_cleaning.is_some() {
-                self.dies[die as usize].programs.iter().map(held).collect()
-            } else {
-                Vec::new()
             };
             let p = &self.p;
             let d = &mut self.dies[die as usize];
@@ -400,14 +397,13 @@ impl Ssd {
                 let group = first_plane..first_plane + p.program_pages;
                 let mut planes_taken = 1u64 << head.plane;
                 taken.push(head);
-                let mut held = held.into_iter().enumerate().filter(|&(i, _)| i != head_at).map(|(_, h)| h);
                 let mut i = 0;
                 while i < d.programs.len() && taken.len() < p.program_pages as usize {
                     let c = d.programs[i];
-                    if !held.next().unwrap_or(false)
-                        && group.contains(&(c.plane as u32))
+                    if group.contains(&(c.plane as u32))
                         && planes_taken & (1 << c.plane) == 0
                         && c.page_in_block == head.page_in_block
+                        && (c.placed || !Self::writes_stopped(&self.ftl, p, self.ftl.pool_of_lpn(c.lpn)))
                     {
                         planes_taken |= 1 << c.plane;
                         taken.push(c);
