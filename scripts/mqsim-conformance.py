@@ -179,6 +179,16 @@ def main():
         ap.error("--repeat: expected at least 1")
     if a.jobs < 1:
         ap.error("--jobs: expected at least 1")
+    # Every simulator runs in a scratch folder of its own, so paths given relative to here are made absolute.
+    for name in ("iosched", "mqsim", "workload", "config"):
+        path = getattr(a, name)
+        if path is None or (name == "workload" and a.random):
+            continue
+        if not os.path.isfile(path):
+            ap.error(f"--{name} {path}: no such file")
+        if name in ("iosched", "mqsim") and not os.access(path, os.X_OK):
+            ap.error(f"--{name} {path}: not executable")
+        setattr(a, name, os.path.abspath(path))
     generated = None
     if a.random:
         generated = tempfile.TemporaryDirectory(prefix="mqsim-conf-workload-")
