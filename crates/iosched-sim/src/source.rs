@@ -17,15 +17,22 @@
 //! - [`TimedProcess`]: an open-loop list of requests issued at their times whatever the device does.
 //! - [`ClosedProcess`]: a list of requests issued in order with a fixed number outstanding.
 //!
+//! The two list processes live in `replay`, fio's latency_target search in `latency_search`.
+//!
 //! Each step appends the requests to issue now to a buffer the engine owns and says when to be woken next.
+
+mod latency_search;
+mod replay;
+
+pub use replay::{ClosedProcess, TimedProcess};
 
 use crate::stepped_depth::StepAction;
 use crate::verify::VerifyLog;
-use crate::workload::TimedIo;
 use iosched_core::request::{FlowId, IoClass, Op, Request};
 use iosched_core::rng::SimRng;
 use iosched_workload::generator::{IoGenerator, NextIo};
 use iosched_workload::job::{ExitWhat, IoLimit, JobSpec, RateProcess, SgWriteMode};
+use latency_search::{LatencySearch, SearchStep};
 
 /// Buffered writes a job may have outstanding before it waits: the block layer's default request-queue size
 /// (nr_requests).
@@ -56,82 +63,6 @@ pub struct Issue {
 pub struct JobFailure {
     pub errno: i32,
     pub message: String,
-}
-
-/// fio's latency-target search state.
-struct LatencySearch {
-    target_ns: u64,
-    window_ns: u64,
-    percentile: f64,
-    depth: u32,
-    low: u32,
-    high: u32,
-    max: u32,
-    window_start_ns: u64,
-    window_ios: u64,
-    window_failed: u64,
-    final_run: bool,
-}
-
-enum SearchStep {
-    Continue,
-    /// Drain the queue, then go on (depth changed).
-    Quiesce,
-    /// Drain the queue, forget the results so far, and run one more window.
-    FinalRun,
-    Done,
-    Failed,
-}
-
-impl LatencySearch {
-    fn new_window(&mut self, now_ns: u64) {
-        self.window_start_ns = now_ns;
-        self.window_ios = 0;
-        self.window_failed = 0;
-    }
-
-    fn fail_step(&mut self, now_ns: u64) -> SearchStep {
-        if self.depth == 1 {
-            return SearchStep::Failed;
-        }
-        self.high = self.depth;
-        if self.depth == self.low {
-            self.low -= 1;
-        }
-        self.depth = ((self.depth + self.low) / 2).max(1);
-        self.new_window(now_ns);
-        SearchStep::Quiesce
-    }
-
-    fn on_completion(&mut self, now_ns: u64, latency_ns: u64) -> SearchStep {
-        self.window_ios += 1;
-        if latency_ns > self.target_ns {
-            if self.percentile >= 100.0 {
-                return self.fail_step(now_ns);
-            }
-            self.window_failed += 1;
-        }
-        if now_ns < self.window_start_ns + self.window_ns || self.window_ios == 0 {
-            return SearchStep::Continue;
-        }
-        let success = (self.window_ios - self.window_failed) as f64 * 100.0 / self.window_ios as f64;
-        if success < self.percentile {
-            return self.fail_step(now_ns);
-        }
-        let before = self.depth;
-        self.low = self.depth;
-        self.depth = if self.high != self.max { (self.depth + self.high) / 2 } else { self.depth * 2 };
-        self.depth = self.depth.clamp(1, self.max);
-        self.new_window(now_ns);
-        if self.depth == before {
-            if self.final_run {
-                return SearchStep::Done;
-            }
-            self.final_run = true;
-            return SearchStep::FinalRun;
-        }
-        SearchStep::Continue
-    }
 }
 
 pub struct JobProcess {
@@ -918,88 +849,5 @@ impl JobProcess {
         let next = self.fill(now_ns, out);
         let next = self.with_step_deadline(now_ns, next);
         self.wake_request(next)
-    }
-}
-
-pub struct TimedProcess {
-    requests: Vec<TimedIo>,
-    /// Flow of each stream number.
-    flows: Vec<(u32, FlowId)>,
-    next: usize,
-}
-
-impl TimedProcess {
-    /// `flows` maps each stream number of `requests` to its flow.
-    pub fn new(requests: Vec<TimedIo>, mut flows: Vec<(u32, FlowId)>) -> TimedProcess {
-        flows.sort_unstable();
-        TimedProcess { requests, flows, next: 0 }
-    }
-
-    /// When the first request is due.
-    pub fn first_ns(&self) -> Option<u64> {
-        self.requests.first().map(|r| r.at_ns)
-    }
-
-    /// Issue everything due by `now_ns`; returns when the next request is due.
-    pub fn wake(&mut self, now_ns: u64, out: &mut Vec<Issue>) -> Option<u64> {
-        while let Some(r) = self.requests.get(self.next) {
-            if r.at_ns > now_ns {
-                return Some(r.at_ns);
-            }
-            out.push(issue_of(r, flow_of(&self.flows, r.stream)));
-            self.next += 1;
-        }
-        None
-    }
-}
-
-/// Flows of a request list's streams: (stream, flow), sorted by stream.
-fn flow_of(flows: &[(u32, FlowId)], stream: u32) -> FlowId {
-    let at = flows.binary_search_by_key(&stream, |(s, _)| *s);
-    flows[at.expect("every stream was given a flow")].1
-}
-
-fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
-    Issue {
-        op: r.op,
-        offset_bytes: r.offset_bytes,
-        len_bytes: r.len_bytes,
-        flow,
-        class: r.class,
-        level: r.level,
-        sync: r.sync,
-        verify: false,
-        fua: false,
-        trim_ranges: false,
-    }
-}
-
-pub struct ClosedProcess {
-    requests: Vec<TimedIo>,
-    flows: Vec<(u32, FlowId)>,
-    next: usize,
-    depth: u32,
-    in_flight: u32,
-}
-
-impl ClosedProcess {
-    pub fn new(requests: Vec<TimedIo>, mut flows: Vec<(u32, FlowId)>, depth: u32) -> ClosedProcess {
-        flows.sort_unstable();
-        ClosedProcess { requests, flows, next: 0, depth: depth.max(1), in_flight: 0 }
-    }
-
-    /// Issue while fewer than the depth are outstanding.
-    pub fn fill(&mut self, out: &mut Vec<Issue>) {
-        while self.in_flight < self.depth {
-            let Some(r) = self.requests.get(self.next) else { return };
-            out.push(issue_of(r, flow_of(&self.flows, r.stream)));
-            self.next += 1;
-            self.in_flight += 1;
-        }
-    }
-
-    pub fn complete(&mut self, out: &mut Vec<Issue>) {
-        self.in_flight -= 1;
-        self.fill(out);
     }
 }
