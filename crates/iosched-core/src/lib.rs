@@ -7,10 +7,12 @@
 //! - [`policies`]: the algorithms themselves, one file each.
 //! - [`stats`]: latency recording and percentiles; [`results`]: what a run reports; [`snapshot`]: a running
 //!   engine's live view of its flows.
-//! - [`rng`]: the deterministic random-number source of simulations.
+//! - [`rng`]: the deterministic random-number source of simulations; [`mqsim_rng`]: MQSim's generator, where
+//!   iosched draws what MQSim draws.
 //! - [`units`]: time and size conversions, done at the edges only.
 
 pub mod input;
+pub mod mqsim_rng;
 pub mod policies;
 pub mod policy;
 pub mod registry;
