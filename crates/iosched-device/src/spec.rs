@@ -89,6 +89,9 @@ pub struct Filled {
     /// of the logical space).
     pub precondition_range: f64,
     pub precondition_len: f64,
+    /// A synthetic flow of an MQSim workload whose occupied pages MQSim's layout draws as MQSim does (see
+    /// [`crate::ssd::ftl::mqsim_layout::MqsimFlowAddresses`]); None: picked uniformly.
+    pub mqsim_addresses: Option<crate::ssd::ftl::mqsim_layout::MqsimFlowAddresses>,
 }
 
 /// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
@@ -141,6 +144,7 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
             aging: f.aging,
             precondition_range_pages: (f.precondition_range * pages as f64) as u64,
             precondition_pages: (f.precondition_len * pages as f64) as u64,
+            mqsim_addresses: f.mqsim_addresses,
         })
         .collect();
     if let Some(layout) = params.mqsim_layout.as_mut() {

@@ -304,6 +304,7 @@ fn occupy(ftl: &mut Ftl, p: &SsdParams) {
                 pages: o.precondition_pages,
                 occupancy: (o.pages as f64 / flow_pages).min(1.0),
                 streaming: o.aging == Aging::Sequential,
+                addresses: o.mqsim_addresses,
             })
             .collect();
         ftl.lay_out_as_mqsim(&layout, &flows, p.seed);
@@ -320,6 +321,12 @@ fn occupy(ftl: &mut Ftl, p: &SsdParams) {
         }
     }
 }
+
+/// The seed of MQSim's GC unit's generator: always its constructor's default. SSD_Device.cpp passes the
+/// device file's `Seed` (post-incremented) one argument early, where GC_and_WL_Unit_Page_Level takes
+/// dynamic_wearleveling_enabled, so the seed parameter keeps its default of 432 whatever the file says. Found
+/// by matching the first candidates MQSim's RGA drew (a print in a local build) against this generator.
+const MQSIM_GC_SEED: i32 = 432;
 
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
@@ -340,6 +347,12 @@ impl Ssd {
         if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
             occupy(&mut ftl, &p);
             ftl.reset_counters();
+        }
+        // MQSim's cleaning draws RGA's candidates from its GC unit's generator, and opens write frontiers as soon
+        // as the last is full.
+        if p.mqsim_cleaning.is_some() {
+            ftl.seed_mqsim_rga(MQSIM_GC_SEED);
+            ftl.open_blocks_eagerly();
         }
         let dies = (0..p.dies())
             .map(|_| Die {

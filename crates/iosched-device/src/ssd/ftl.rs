@@ -17,6 +17,7 @@
 //! ([`Ftl::fill_ranges`]) is kept as arithmetic (ssd/ftl/fill.rs); then 0 means "as the fill left it" and an explicit
 //! `u32::MAX` means none.
 
+use iosched_core::mqsim_rng::MqsimRandom;
 use iosched_core::rng::SimRng;
 
 mod fill;
@@ -120,7 +121,10 @@ struct Pool {
     /// Blocks opened in this pool, for cost-benefit ages.
     blocks_opened: u64,
     /// Victims whose pages have moved but whose erase has not been done ([`Ftl::take_victim`]).
-    erasing: u32,
+    under_erase: smallvec::SmallVec<[u32; 10]>,
+    /// Blocks nobody writes or cleans: MQSim's translation frontiers and other flows' frontiers, in a pool laid
+    /// out as MQSim's ([`mqsim_layout`]).
+    set_aside: smallvec::SmallVec<[u32; 4]>,
 }
 
 #[derive(Clone)]
@@ -140,11 +144,19 @@ pub struct Ftl {
     valid: Vec<u32>,
     written: Vec<u32>,
     opened_at: Vec<u64>,
+    /// Per global block: times erased (MQSim's static wear-leveling looks at them).
+    erase_counts: Vec<u32>,
     pools: Vec<Pool>,
     counters: FtlCounters,
     fill: Option<Box<fill::Fill>>,
     /// Draws candidates for randomized cleaning.
     cleaning_rng: SimRng,
+    /// With MQSim's cleaning: its GC unit's generator, which RGA then draws from as MQSim does
+    /// ([`Ftl::seed_mqsim_rga`]).
+    mqsim_rga: Option<MqsimRandom>,
+    /// A block filled opens the next at once, as MQSim's write frontiers do ([`Ftl::open_blocks_eagerly`]);
+    /// otherwise the next write opens it.
+    open_eagerly: bool,
 }
 
 /// What cleaning one victim did, for the drive to charge: valid pages copied (from, to), then one erase.
@@ -165,7 +177,8 @@ impl Ftl {
                 host_open: None,
                 gc_open: None,
                 blocks_opened: 0,
-                erasing: 0,
+                under_erase: smallvec::SmallVec::new(),
+                set_aside: smallvec::SmallVec::new(),
             })
             .collect();
         Ok(Ftl {
@@ -178,10 +191,13 @@ impl Ftl {
             valid: vec![0; blocks],
             written: vec![0; blocks],
             opened_at: vec![0; blocks],
+            erase_counts: vec![0; blocks],
             pools,
             counters: FtlCounters::default(),
             fill: None,
             cleaning_rng: SimRng::new(1, 0x96a),
+            mqsim_rga: None,
+            open_eagerly: false,
         })
     }
 
@@ -296,23 +312,12 @@ impl Ftl {
     /// Append `lpn` to the pool's host or GC open block, opening a free block if needed.
     fn append(&mut self, pool: u32, lpn: u64, gc: bool) -> Ppn {
         let ppb = self.g.pages_per_block;
-        let d = &mut self.pools[pool as usize];
-        let open = if gc { d.gc_open } else { d.host_open };
-        let block = match open {
+        let d = &self.pools[pool as usize];
+        let block = match if gc { d.gc_open } else { d.host_open } {
             Some(b) => b,
-            None => {
-                let b = d.free.pop().expect("FTL invariant: a pool never runs out of free blocks (GC keeps a reserve)");
-                d.blocks_opened += 1;
-                let opened = d.blocks_opened;
-                if gc {
-                    d.gc_open = Some(b);
-                } else {
-                    d.host_open = Some(b);
-                }
-                let gb = self.global_block(pool, b);
-                self.opened_at[gb] = opened;
-                b
-            }
+            None => self
+                .open_block(pool, gc)
+                .expect("FTL invariant: a pool never runs out of free blocks (GC keeps a reserve)"),
         };
         let gb = self.global_block(pool, block);
         let page = self.written[gb];
@@ -325,11 +330,32 @@ impl Ftl {
             } else {
                 d.host_open = None;
             }
+            // MQSim takes the next write frontier as soon as one is full (Flash_Block_Manager), so the block is
+            // opened, and the plane checked, at the write that fills the last one.
+            if self.open_eagerly {
+                self.open_block(pool, gc);
+            }
         }
         let ppn = gb as u64 * ppb as u64 + page as u64;
         self.p2l[ppn as usize] = (lpn + 1) as u32;
         self.set_l2p_entry(lpn, (ppn + 1) as u32);
         ppn
+    }
+
+    /// Open a free block of `pool` for its host writes or its cleaning copies; None when none is free.
+    fn open_block(&mut self, pool: u32, gc: bool) -> Option<u32> {
+        let d = &mut self.pools[pool as usize];
+        let b = d.free.pop()?;
+        d.blocks_opened += 1;
+        let opened = d.blocks_opened;
+        if gc {
+            d.gc_open = Some(b);
+        } else {
+            d.host_open = Some(b);
+        }
+        let gb = self.global_block(pool, b);
+        self.opened_at[gb] = opened;
+        Some(b)
     }
 
     /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its pool.
@@ -363,6 +389,9 @@ impl Ftl {
 
     /// The block to clean on `pool`: a full block that is not open, by the configured policy.
     fn victim(&mut self, pool: u32) -> Option<u32> {
+        if let (GcPolicy::Randomized { candidates }, Some(_)) = (self.g.gc_policy, &self.mqsim_rga) {
+            return self.mqsim_rga_victim(pool, candidates);
+        }
         if let GcPolicy::Randomized { candidates } = self.g.gc_policy {
             if let Some(block) = self.randomized_victim(pool, candidates) {
                 return Some(block);
@@ -422,6 +451,54 @@ impl Ftl {
             .min_by_key(|&b| (self.valid[self.global_block(pool, b)], b))
     }
 
+    /// MQSim's RGA as its GC unit runs it (GC_and_WL_Unit_Page_Level::Check_gc_required), with its generator:
+    /// `candidates` distinct blocks of the pool that may be cleaned (not a write frontier, not set aside, not a
+    /// victim under way), each drawn as Uniform_uint(0, blocks - 1) and drawn again when it may not be or was
+    /// drawn already. The victim starts as the lowest-numbered of them and gives way, in block order, to any
+    /// full block with more stale pages. None, as MQSim then skips this cleaning, when the victim is not written
+    /// or has no stale page (its draws are still spent).
+    fn mqsim_rga_victim(&mut self, pool: u32, candidates: u32) -> Option<u32> {
+        let d = &self.pools[pool as usize];
+        let blocks = self.g.blocks_per_pool;
+        let unsafe_blocks = d.under_erase.len() + d.set_aside.len() + 2;
+        let wanted = (candidates as usize).min(blocks as usize - unsafe_blocks.min(blocks as usize));
+        let rng = self.mqsim_rga.as_mut().expect("MQSim's generator");
+        let mut drawn: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
+        while drawn.len() < wanted {
+            let b = (blocks as f64 * rng.next_f64()) as u32;
+            let frontier = Some(b) == d.host_open || Some(b) == d.gc_open || d.set_aside.contains(&b);
+            if !frontier && !d.under_erase.contains(&b) && !drawn.contains(&b) {
+                drawn.push(b);
+            }
+        }
+        drawn.sort_unstable();
+        let ppb = self.g.pages_per_block;
+        let stale = |b: u32| {
+            let gb = self.global_block(pool, b);
+            self.written[gb] - self.valid[gb]
+        };
+        let mut victim = *drawn.first()?;
+        for &b in &drawn {
+            if stale(b) > stale(victim) && self.written[self.global_block(pool, b)] == ppb {
+                victim = b;
+            }
+        }
+        let gb = self.global_block(pool, victim);
+        (self.written[gb] > 0 && stale(victim) > 0).then_some(victim)
+    }
+
+    /// From now on RGA draws its candidates from MQSim's generator for `seed`, as MQSim's GC unit does (one
+    /// generator for every plane, drawn in the order the planes clean).
+    pub fn seed_mqsim_rga(&mut self, seed: i32) {
+        self.mqsim_rga = Some(MqsimRandom::new(seed));
+    }
+
+    /// From now on a block that fills opens the pool's next at once (MQSim's write frontiers), not at the next
+    /// write.
+    pub fn open_blocks_eagerly(&mut self) {
+        self.open_eagerly = true;
+    }
+
     /// Where randomized cleaning draws its candidates from (deterministic for a seed).
     pub fn seed_cleaning(&mut self, seed: u64) {
         self.cleaning_rng = SimRng::new(seed, 0x96a);
@@ -437,7 +514,7 @@ impl Ftl {
             return false; // nothing to gain: every page of the best block is valid
         }
         self.move_valid_pages(pool, victim, work);
-        self.pools[pool as usize].erasing += 1;
+        self.pools[pool as usize].under_erase.push(victim);
         self.erased(work.erased);
         true
     }
@@ -457,13 +534,13 @@ impl Ftl {
             return false;
         }
         self.move_valid_pages(pool, victim, work);
-        self.pools[pool as usize].erasing += 1;
+        self.pools[pool as usize].under_erase.push(victim);
         true
     }
 
     /// Victims of `pool` taken and not yet erased.
     pub fn erasing(&self, pool: u32) -> u32 {
-        self.pools[pool as usize].erasing
+        self.pools[pool as usize].under_erase.len() as u32
     }
 
     /// Blocks `pool` has opened so far (for its host writes and cleaning copies).
@@ -477,9 +554,50 @@ impl Ftl {
         let pool = self.pool_of_ppn(first_ppn);
         let block = ((first_ppn / ppb) % self.g.blocks_per_pool as u64) as u32;
         let d = &mut self.pools[pool as usize];
-        d.erasing -= 1;
+        let at = d.under_erase.iter().position(|&b| b == block).expect("an erased block was a victim");
+        d.under_erase.swap_remove(at);
         d.free.insert(0, block);
         self.counters.erases += 1;
+        let gb = self.global_block(pool, block);
+        self.erase_counts[gb] += 1;
+    }
+
+    /// MQSim's static wear-leveling as its code runs it after every erase (GC_and_WL_Unit_Base:
+    /// check_static_wl_required, run_static_wearleveling), with its defaults, which every device file gets
+    /// (SSD_Device passes its settings one argument early): enabled, threshold 100. Its "difference of erase
+    /// counts" is the number of the first block with the most erases less the number of the first with the
+    /// fewest (block numbers, in unsigned arithmetic), so once a block numbered 100 or more above the first
+    /// never-erased one is erased, each erase relocates the plane's coldest block: the lowest-numbered with the
+    /// fewest erases, unless it is a write frontier or already under way. Its valid pages move as a victim's do
+    /// and it is erased. Returns whether it took one (in `work`). A coldest block that is free is left alone
+    /// (MQSim would erase it where it lies).
+    pub fn take_static_wear_leveling(&mut self, pool: u32, work: &mut GcWork) -> bool {
+        work.copies.clear();
+        let count = |b: u32| self.erase_counts[self.global_block(pool, b)];
+        let (mut min_b, mut max_b) = (0u32, 0u32);
+        for b in 1..self.g.blocks_per_pool {
+            if count(b) > count(max_b) {
+                max_b = b;
+            }
+            if count(b) < count(min_b) {
+                min_b = b;
+            }
+        }
+        if max_b.wrapping_sub(min_b) < 100 {
+            return false;
+        }
+        let d = &self.pools[pool as usize];
+        let unsafe_block = Some(min_b) == d.host_open
+            || Some(min_b) == d.gc_open
+            || d.set_aside.contains(&min_b)
+            || d.under_erase.contains(&min_b);
+        let gb = self.global_block(pool, min_b);
+        if unsafe_block || self.written[gb] == 0 {
+            return false;
+        }
+        self.move_valid_pages(pool, min_b, work);
+        self.pools[pool as usize].under_erase.push(min_b);
+        true
     }
 
     /// Move the victim's valid pages to the pool's GC block (recorded in `work`) and mark the block empty.
@@ -648,6 +766,37 @@ mod tests {
         let (g, r, d8) = (greedy.write_amplification(), one.write_amplification(), eight.write_amplification());
         assert!(r > 1.5 * g, "random victims {r} against greedy {g}");
         assert!(d8 > g && d8 < 1.25 * g, "eight candidates {d8} against greedy {g}");
+    }
+
+    /// MQSim's RGA, drawn from its GC unit's generator (seed 432 draws blocks 125, 179, 115, 249, 168, 17, 161,
+    /// 229 first, as MQSim's own RandomGenerator does): the victim starts as the lowest-numbered drawn block and
+    /// gives way only to a full block with more stale pages, so of two with most stale pages the lower wins;
+    /// with no stale page among them MQSim skips the cleaning.
+    #[test]
+    fn mqsims_rga_takes_the_victim_mqsims_draws_give() {
+        let g = FtlGeometry {
+            pools: 1,
+            blocks_per_pool: 256,
+            pages_per_block: 4,
+            logical_pages: 250 * 4,
+            gc_free_blocks: 2,
+            gc_policy: GcPolicy::Randomized { candidates: 8 },
+        };
+        let mut f = Ftl::new(g).unwrap();
+        f.fill_sequential(); // blocks 0-249 full, in order
+        f.seed_mqsim_rga(432);
+        let mut work = GcWork::default();
+        assert!(!f.take_victim(0, &mut work), "no stale page among the drawn: MQSim skips");
+        let mut f = Ftl::new(g).unwrap();
+        f.fill_sequential();
+        for lpn in [17 * 4, 125 * 4, 125 * 4 + 1, 161 * 4, 161 * 4 + 1, 200 * 4, 200 * 4 + 1, 200 * 4 + 2] {
+            f.trim(lpn); // 200 has the most stale pages but is not drawn
+        }
+        f.seed_mqsim_rga(432);
+        assert!(f.take_victim(0, &mut work));
+        assert_eq!(work.erased, 125 * 4, "125 and 161 have two stale pages each: the lower-numbered");
+        assert_eq!(work.copies.len(), 2);
+        assert_eq!(f.erasing(0), 1);
     }
 
     #[test]

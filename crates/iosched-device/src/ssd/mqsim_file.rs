@@ -37,22 +37,34 @@
 //!   pages as MQSim occupies (a uniform flow whose working set is short of 1.1 times its occupancy takes 90 %
 //!   of its range), the mean-field distribution of valid pages per block (Van Houdt, SIGMETRICS 2013, with
 //!   RGA's candidate count, 30 for greedy), shifted to each plane's pages and placed block by block as MQSim
-//!   places them (test `a_plane_is_laid_out_as_mqsims_preconditioning_lays_it_out`); a streaming flow's blocks
-//!   wholly valid or wholly stale. A trace flow is laid out as uniform traffic over its range (MQSim picks the
+//!   places them (test `a_plane_is_laid_out_as_mqsims_preconditioning_lays_it_out`), in MQSim's block numbers
+//!   (its frontiers take blocks 0-2 first, the layout fills 0, then 3 onwards; test
+//!   `a_plane_numbers_its_blocks_as_mqsim_hands_them_out`); a streaming flow's blocks
+//!   wholly valid or wholly stale. A uniform synthetic flow's occupied pages are MQSim's own: its preconditioning
+//!   draws the flow's requests again from the flow's seeds until it holds enough pages (test
+//!   `mqsims_preconditioning_occupies_the_pages_the_flows_first_requests_touch`); other flows' are picked
+//!   uniformly by iosched's numbers. A trace flow is laid out as uniform traffic over its range (MQSim picks the
 //!   trace's own addresses first). With `conform=refined` it gets there by writing: after the fill, uniformly
 //!   random overwrites of twice each flow's occupied range (a streaming flow's: one sequential overwrite).
 //! - Cleaning is per plane, as in MQSim's FTL: each plane is a pool of its own blocks with its own write
 //!   frontiers, cleaning under MQSim's threshold (`GC_Exec_Threshold` of its blocks rounded down, at least the
 //!   ten victims a plane may have under way), its victims drawn and its copies written within the plane. The
 //!   policy is the file's: RGA is MQSim's (the fewest valid pages among log2(blocks per plane) blocks drawn at
-//!   random), others greedy with a warning. With `conform=refined` a die cleans one victim before programming
+//!   random; with `conform=mqsim` drawn from MQSim's own generator with its seed, 432, and its rules, test
+//!   `mqsims_rga_takes_the_victim_mqsims_draws_give`), others greedy with a warning. With `conform=refined` a die cleans one victim before programming
 //!   more whenever one of its planes is under the threshold, each victim's block free at once. With
 //!   `conform=mqsim` cleaning follows MQSim's GC_and_WL_Unit_Page_Level and its transaction scheduler:
-//!   - when it starts: a plane checks each time it opens a block (a write takes its page when the write is
-//!     dispatched to the flash, a copy when its read is done), and under its threshold with fewer than ten
-//!     victims under way takes one; a victim's block is free again only once erased, and a plane then short
-//!     of ten free blocks checks again; user writes to a plane with fewer than ten free blocks wait for an
-//!     erase there;
+//!   - when it starts: a plane checks each time a write frontier fills and it takes the next (a write takes its
+//!     page when the write is dispatched to the flash, a copy when its read is done), and under its threshold
+//!     with fewer than ten victims under way takes one; a victim's block is free again only once erased, and a
+//!     plane then short of ten free blocks checks again; user writes to a plane with fewer than ten free blocks
+//!     wait for an erase there;
+//!   - static wear-leveling, as MQSim's code runs it whatever the file says (its SSD_Device passes the device
+//!     settings one argument early, so the GC unit keeps its defaults: static wear-leveling on, threshold 100,
+//!     seed 432): after each erase, when the first block with the most erases is numbered 100 or more above
+//!     the first with the fewest (MQSim compares block numbers, not erase counts), the plane's coldest block
+//!     (the lowest-numbered never erased) is relocated and erased (83 times in MQSim and 84 in iosched on
+//!     BENCHMARKS.md's 128 KiB preconditioned run);
 //!   - how it runs (`Use_Copyback_for_GC=false`): each valid page is read out over the channel, then written
 //!     back in; a die serves its cleaning reads, then writes, then erases before any user read or write (MQSim's
 //!     cleaning is always urgent without `Preemptible_GC_Enabled`); and one command takes pages (or victims, for
@@ -63,7 +75,8 @@
 //!
 //!   With the same requests (a synthetic flow draws MQSim's own random numbers,
 //!   crates/iosched-workload/src/mqsim_random.rs), the preconditioned runs of BENCHMARKS.md ("Cleaning per
-//!   plane ...") agree with MQSim within 3-29 % on mean response time.
+//!   plane ...") agree with MQSim within 8 % on mean response time, except where every request writes a page on
+//!   every plane (1 MiB writes, BENCHMARKS.md "MQSim's cleaning victim by victim").
 //! - Channels, as MQSim's flash interface and transaction scheduler arbitrate them (`conform=mqsim`): a chip gets
 //!   a command only when its channel is idle, every waiting data-out going first (translation pages' before
 //!   user data's), the channel's chips offered each idle moment round robin, and a command's own cycles
@@ -492,6 +505,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         blocks_per_plane,
         gc_threshold_blocks: mqsim_gc_threshold,
         candidates,
+        sectors_per_page,
         overprovisioning_ratio: op,
         shared_planes: host != "SATA",
         flows: 1,

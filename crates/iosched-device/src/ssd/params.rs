@@ -47,7 +47,7 @@ pub enum Aging {
 
 /// A logical page range written before the run (a workload's occupancy, MQSim's Initial_Occupancy_Percentage),
 /// and how it is aged when the drive ages what is written (`SsdParams::age_occupied`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Occupied {
     pub first_page: u64,
     pub pages: u64,
@@ -56,6 +56,8 @@ pub struct Occupied {
     /// among the first `precondition_range_pages` from `first_page`.
     pub precondition_range_pages: u64,
     pub precondition_pages: u64,
+    /// A flow whose occupied pages MQSim's layout draws with MQSim's own random numbers.
+    pub mqsim_addresses: Option<super::ftl::mqsim_layout::MqsimFlowAddresses>,
 }
 
 /// The channel time of a command's own cycles: a read's, an erase's and a one-plane program's command and

@@ -9,11 +9,12 @@ use crate::error::{bad, CliError};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{IoClass, Op};
 use iosched_device::spec::{load_spec_filled, Filled};
+use iosched_device::ssd::ftl::mqsim_layout::MqsimFlowAddresses;
 use iosched_device::ssd::params::Aging;
 use iosched_sim::workload::TimedIo;
 use iosched_sim::{simulate, SimConfig, Workload};
 use iosched_workload::mqsim_random::MqsimDraws;
-use iosched_workload::mqsim_workload::{self, Address, FlowKind, Generator, Scenario};
+use iosched_workload::mqsim_workload::{self, Address, Flow, FlowKind, Generator, Scenario, Synthetic};
 use iosched_workload::trace::{self, Format};
 use serde_json::json;
 use std::io::IsTerminal;
@@ -191,6 +192,41 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// MQSim's working set as a share: outside 1-100 % it takes 100 %.
+fn working_set_share(s: &Synthetic) -> f64 {
+    if (1.0..=100.0).contains(&s.working_set_percent) {
+        s.working_set_percent / 100.0
+    } else {
+        1.0
+    }
+}
+
+/// What MQSim's preconditioning needs to draw a flow's occupied pages itself, for a synthetic flow it draws
+/// uniformly (uniform, or hot/cold with a hot region over 30 %) with a fixed request size; `(first, last)` is
+/// the flow's part of the logical space in sectors. Other flows' pages are picked uniformly by iosched.
+fn preconditioned_addresses(flow: &Flow, (first, last): (u64, u64)) -> Option<MqsimFlowAddresses> {
+    let FlowKind::Synthetic(s) = &flow.kind else { return None };
+    let uniform = match s.address {
+        Address::Uniform => true,
+        Address::HotCold(hot_percent) => hot_percent > 30.0,
+        Address::Streaming => false,
+    };
+    if !uniform || s.normal_sizes {
+        return None;
+    }
+    let working_set = working_set_share(s);
+    Some(MqsimFlowAddresses {
+        seed: s.seed as u32,
+        first_sector: first,
+        last_sector: first + ((last - first) as f64 * working_set) as u64,
+        size_sectors: s.size_sectors,
+        align_sectors: (s.align_sectors > 1).then_some(s.align_sectors),
+        occupancy: flow.occupancy_percent / 100.0,
+        working_set,
+        flow_sectors: last - first + 1,
+    })
+}
+
 /// The scenario's workload and its device: the flows split the logical space into equal ranges in order, each
 /// range holding its flow's occupancy (written first unless the drive, as MQSim's without preconditioning,
 /// maps pages only when the run writes or reads them).
@@ -200,6 +236,9 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     // derives the steady state from the flow's address distribution (streaming: blocks wholly valid or stale;
     // otherwise a mix of both). A trace flow is aged as uniform random writes (MQSim classifies the trace's
     // addresses first).
+    // MQSim's own logical ranges of the flows, for flows that draw their addresses as MQSim's do.
+    let mqsim_ranges =
+        iosched_device::spec::mqsim_flow_sector_ranges(&args.device, scenario.flows.len() as u32).map_err(bad)?;
     let filled: Vec<Filled> = scenario
         .flows
         .iter()
@@ -214,14 +253,12 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 FlowKind::Synthetic(s) if s.address == Address::Streaming => Aging::Sequential,
                 _ => Aging::Random,
             },
+            mqsim_addresses: mqsim_ranges.as_ref().and_then(|ranges| preconditioned_addresses(f, ranges[i])),
         })
         .collect();
     let (device, warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
     let capacity = device.capacity_bytes();
     let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
-    // MQSim's own logical ranges of the flows, for flows that draw their addresses as MQSim's do.
-    let mqsim_ranges =
-        iosched_device::spec::mqsim_flow_sector_ranges(&args.device, scenario.flows.len() as u32).map_err(bad)?;
     let mut jobs = Vec::new();
     let mut timed = Vec::new();
     for (i, flow) in scenario.flows.iter().enumerate() {
@@ -235,8 +272,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 // numbers).
                 if let Some(ranges) = &mqsim_ranges {
                     let (first, last) = ranges[i];
-                    // MQSim takes a working set outside 1-100 % as 100 %.
-                    let ws = if (1.0..=100.0).contains(&s.working_set_percent) { s.working_set_percent } else { 100.0 };
+                    let ws = working_set_share(s) * 100.0;
                     for job in &mut parsed {
                         job.mqsim_draws = Some(MqsimDraws {
                             seed: s.seed as u32,

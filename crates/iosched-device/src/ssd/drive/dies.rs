@@ -132,11 +132,12 @@ impl Ssd {
     }
 
     /// `mqsim_cleaning`: a cleaning copy `(from, to)` has its page, as MQSim gives it one when the copy's read is
-    /// done. When it is the first page of a block, the block is MQSim's new cleaning write frontier and the pool
-    /// is checked then (the FTL opened the block when it took the victim, and its free blocks count it from
-    /// then on).
+    /// done. When it is the last page of a block, MQSim takes its next cleaning write frontier and checks the
+    /// pool then (the FTL opened that block when it took the victim, and its free blocks count it from then
+    /// on).
     fn copy_placed(&mut self, (_, to): (Ppn, Ppn)) {
-        if self.p.mqsim_cleaning.is_some() && to % self.p.pages_per_block as u64 == 0 {
+        let ppb = self.p.pages_per_block as u64;
+        if self.p.mqsim_cleaning.is_some() && to % ppb == ppb - 1 {
             self.check_cleaning(self.ftl.pool_of_ppn(to), 1);
         }
     }
@@ -147,6 +148,9 @@ impl Ssd {
         let Some(m) = self.p.mqsim_cleaning else { return };
         self.ftl.erased(first_ppn);
         let pool = self.ftl.pool_of_ppn(first_ppn);
+        if self.ftl.take_static_wear_leveling(pool, &mut self.gc_work) {
+            self.queue_cleaning(pool % self.p.dies());
+        }
         if self.ftl.free_blocks(pool) < m.victims_under_way {
             self.check_cleaning(pool, 1);
         }

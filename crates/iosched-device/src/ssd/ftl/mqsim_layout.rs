@@ -37,6 +37,8 @@ pub struct MqsimLayout {
     pub gc_threshold_blocks: u32,
     /// Candidates of the mean-field model (RGA's, or 30 for greedy).
     pub candidates: u32,
+    /// Sectors (512 bytes) in a page: where a flow's sectors fall.
+    pub sectors_per_page: u64,
     /// MQSim's Overprovisioning_Ratio (a share of the physical pages).
     pub overprovisioning_ratio: f64,
     /// Whether a flow's share of a plane is 1 / the flows (NVMe) or 1 (SATA).
@@ -55,6 +57,106 @@ pub struct LaidOutFlow {
     pub pages: u64,
     pub occupancy: f64,
     pub streaming: bool,
+    /// A flow whose occupied pages MQSim draws with its own random numbers ([`MqsimFlowAddresses`]): those
+    /// exact pages, in place of `pages` picked uniformly from `range_pages`.
+    pub addresses: Option<MqsimFlowAddresses>,
+}
+
+/// A synthetic flow of an MQSim workload whose addresses MQSim takes as uniform (RANDOM_UNIFORM, or
+/// RANDOM_HOTCOLD with a hot region over 30 %) and whose requests have a FIXED size: what MQSim's
+/// preconditioning needs to draw the pages it occupies (FTL::Perform_precondition, step 1). It runs the flow's
+/// address generator again from the flow's seed, as the flow itself will, so the occupied pages are those
+/// the flow's first requests touch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MqsimFlowAddresses {
+    /// The flow's Seed (its address generator is seeded with the next number).
+    pub seed: u32,
+    /// The flow's first and last sector, as its requests are drawn (MQSim's start_lsa_on_device and
+    /// end_lsa_on_device: the flow's part of the logical space times its working set).
+    pub first_sector: u64,
+    pub last_sector: u64,
+    pub size_sectors: u64,
+    pub align_sectors: Option<u64>,
+    /// Initial_Occupancy_Percentage and Working_Set_Percentage, as shares.
+    pub occupancy: f64,
+    pub working_set: f64,
+    /// Sectors of the flow's part of the logical space (what the occupancy is a share of).
+    pub flow_sectors: u64,
+}
+
+/// The logical pages MQSim's preconditioning occupies for `f`, ascending, numbered from the flow's first
+/// sector's page: as Perform_precondition, the range is the flow's first sector to one before its last (it
+/// takes Max_LHA - 1), the occupancy share of the flow's pages is wanted, and when the range is short of 1.1
+/// times that, the range widens by the working set and, if still short, 90 % of it is wanted. Requests are
+/// drawn (Uniform_ulong over the range; one running past its end starts at its first sector; aligned down) and
+/// each one's pages kept until that many distinct pages are held.
+pub fn mqsim_preconditioned_pages(f: &MqsimFlowAddresses, sectors_per_page: u64) -> Vec<u64> {
+    use iosched_core::mqsim_rng::MqsimRandom;
+    let spp = sectors_per_page.max(1);
+    let align = f.align_sectors.filter(|&a| a > 0);
+    let mut min_sector = f.first_sector;
+    let mut max_sector = f.last_sector.saturating_sub(1);
+    if let Some(a) = align {
+        if min_sector % a != 0 {
+            min_sector += a - min_sector % a;
+        }
+        if max_sector % a != 0 {
+            max_sector -= min_sector % a; // MQSim's expression (zero once the first sector is aligned)
+        }
+    }
+    let min_page = min_sector / spp;
+    let mut max_page = (max_sector / spp).saturating_sub(1);
+    let mut wanted = (f.occupancy * (f.flow_sectors / spp) as f64) as u64;
+    if ((max_page - min_page.min(max_page)) as f64) < 1.1 * wanted as f64 {
+        let working_set = if f.working_set > 0.0 { f.working_set } else { 1.0 };
+        max_sector = min_sector + ((max_sector - min_sector) as f64 / working_set) as u64;
+        if let Some(a) = align {
+            if max_sector % a != 0 {
+                max_sector -= min_sector % a;
+            }
+        }
+        max_page = max_sector / spp;
+        if ((max_page - min_page.min(max_page)) as f64) < 1.1 * wanted as f64 {
+            wanted = (0.9 * (max_page - min_page.min(max_page)) as f64) as u64;
+        }
+    }
+    // Pages counted from the first sector's, over the range the draws can reach.
+    let span_pages = (max_sector - min_sector + f.size_sectors) / spp + 2;
+    let wanted = wanted.min(span_pages);
+    let mut held = vec![0u64; span_pages.div_ceil(64) as usize];
+    let mut count = 0u64;
+    let mut address = MqsimRandom::new(f.seed.wrapping_add(1) as i32);
+    // The draws reach every page of the range, so `wanted` (at most 90 % of it when it is short) is reached;
+    // the bound on requests only guards a range too small for the flow's requests.
+    let mut requests_left = 64 * span_pages + 1_000;
+    while count < wanted && requests_left > 0 {
+        requests_left -= 1;
+        let mut start = address.uniform_u64(min_sector, max_sector);
+        if start + f.size_sectors > max_sector {
+            start = min_sector;
+        }
+        if let Some(a) = align {
+            start -= start % a;
+        }
+        let first = (start - min_sector.min(start)) / spp;
+        let last = (start - min_sector.min(start) + f.size_sectors.max(1) - 1) / spp;
+        for page in first..=last.min(span_pages - 1) {
+            let (word, bit) = ((page / 64) as usize, page % 64);
+            if held[word] >> bit & 1 == 0 {
+                held[word] |= 1 << bit;
+                count += 1;
+            }
+        }
+    }
+    let mut pages = Vec::with_capacity(count as usize);
+    for (w, &word) in held.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            pages.push(w as u64 * 64 + bits.trailing_zeros() as u64);
+            bits &= bits - 1;
+        }
+    }
+    pages
 }
 
 /// MQSim's Combination_count: n choose k in floating point.
@@ -185,6 +287,15 @@ pub fn plane_blocks(distribution: &[f64], goal_blocks: u32, pages: u64, pages_pe
     blocks
 }
 
+/// The block MQSim's layout fills `k`-th in a plane (0 first): flow 0's data frontier (block 0), then the free
+/// blocks after every flow's three frontiers, in order (its Get_a_free_block hands out the lowest first).
+fn filled_block(k: u32, streams: u32) -> u32 {
+    match k {
+        0 => 0,
+        _ => 3 * streams + k - 1,
+    }
+}
+
 impl Ftl {
     /// Lay the occupied pages of `flows` out as MQSim's preconditioning does (see the module's header), on a
     /// drive nothing has been written to, whose pools are MQSim's planes. The random picks follow `seed`.
@@ -214,23 +325,39 @@ impl Ftl {
             let end = (flow.first_page + flow.range_pages).min(self.g.logical_pages);
             let range = end.saturating_sub(flow.first_page);
             let pages = flow.pages.min(range);
+            // MQSim's own pages for the flow, where it draws them, each pool's in address order.
+            let mut drawn: Vec<Vec<u64>> = Vec::new();
+            if let Some(addresses) = &flow.addresses {
+                drawn = vec![Vec::new(); self.g.pools as usize];
+                let first_page = addresses.first_sector / layout.sectors_per_page;
+                for page in mqsim_preconditioned_pages(addresses, layout.sectors_per_page) {
+                    let lpn = first_page + page;
+                    if lpn < self.g.logical_pages {
+                        drawn[(lpn % pools) as usize].push(lpn);
+                    }
+                }
+            }
             for pool in 0..self.g.pools {
                 // The pool's occupied pages of this flow, in address order: its share of them, picked uniformly
                 // among its pages of the range (Knuth's selection sampling), or its first ones.
                 let first = flow.first_page + (pool as u64 + pools - flow.first_page % pools) % pools;
                 let in_pool = if first < end { (end - 1 - first) / pools + 1 } else { 0 };
                 let mut wanted = (pages as f64 * in_pool as f64 / range.max(1) as f64).round() as u64;
-                let mut rng = SimRng::new(seed ^ (pool as u64) << 32, 0x1a7);
                 let mut lpns = Vec::with_capacity(wanted as usize);
-                for (k, lpn) in (first..end).step_by(pools as usize).enumerate() {
-                    let left = in_pool - k as u64;
-                    if wanted > 0 && (flow.streaming || wanted >= left || rng.below(left) < wanted) {
-                        wanted -= 1;
-                        lpns.push(lpn);
+                if let Some(own) = drawn.get_mut(pool as usize) {
+                    lpns = std::mem::take(own);
+                } else {
+                    let mut rng = SimRng::new(seed ^ (pool as u64) << 32, 0x1a7);
+                    for (k, lpn) in (first..end).step_by(pools as usize).enumerate() {
+                        let left = in_pool - k as u64;
+                        if wanted > 0 && (flow.streaming || wanted >= left || rng.below(left) < wanted) {
+                            wanted -= 1;
+                            lpns.push(lpn);
+                        }
                     }
                 }
                 for valid in plane_blocks(&distribution, goal_blocks, lpns.len() as u64, ppb) {
-                    let block = next_block[pool as usize];
+                    let block = filled_block(next_block[pool as usize], streams);
                     if block >= self.g.blocks_per_pool {
                         break; // never past the plane: what is left is written below
                     }
@@ -244,29 +371,40 @@ impl Ftl {
                     }
                     self.written[gb] = ppb;
                     self.valid[gb] = valid;
-                    self.opened_at[gb] = block as u64 + 1; // the pool's blocks are opened in order
+                    self.opened_at[gb] = next_block[pool as usize] as u64; // in the order the layout fills them
                 }
                 unplaced.append(&mut lpns);
             }
         }
         // MQSim took each plane's write frontiers (data, translation and cleaning, per flow) from its pool before
-        // the layout. The pool's own data and cleaning blocks are opened here in their place (iosched's pool has
-        // one of each, not one per flow), so its free blocks are MQSim's from the start; the rest are set aside.
+        // the layout, lowest block numbers first (data, translation, cleaning of flow 0 are blocks 0, 1, 2), and
+        // the layout filled the data frontier, then each free block after the frontiers in turn
+        // ([`filled_block`]). The pool's data block is opened where MQSim's data frontier then is and its
+        // cleaning block at MQSim's cleaning frontier (iosched's pool has one of each, not one per flow); the
+        // translation frontiers and the other flows' frontiers are set aside. So the pool's blocks carry MQSim's
+        // numbers (what RGA draws), and its free blocks are MQSim's, in the order MQSim hands them out.
         let frontiers = 3 * streams;
         for pool in 0..self.g.pools {
             let filled = next_block[pool as usize];
-            let first_free = (filled + frontiers).min(self.g.blocks_per_pool);
-            let open = |k: u32| (filled + k < first_free).then_some(filled + k);
-            let (host_open, gc_open) = (open(0), open(1));
-            for block in [host_open, gc_open].into_iter().flatten() {
-                let gb = self.global_block(pool, block);
-                self.opened_at[gb] = block as u64 + 1;
+            let host_open = Some(filled_block(filled, streams)).filter(|&b| b < self.g.blocks_per_pool);
+            let gc_open = Some(2).filter(|&b| b < self.g.blocks_per_pool && Some(b) != host_open);
+            let first_free = match filled {
+                0 => frontiers,
+                _ => filled_block(filled, streams) + 1,
+            }
+            .min(self.g.blocks_per_pool);
+            for (k, block) in [host_open, gc_open].into_iter().enumerate() {
+                if let Some(block) = block {
+                    let gb = self.global_block(pool, block);
+                    self.opened_at[gb] = filled as u64 + k as u64;
+                }
             }
             let d = &mut self.pools[pool as usize];
             d.free = (first_free..self.g.blocks_per_pool).rev().collect();
             d.blocks_opened = filled as u64 + host_open.is_some() as u64 + gc_open.is_some() as u64;
             d.host_open = host_open;
             d.gc_open = gc_open;
+            d.set_aside = (1..frontiers.min(self.g.blocks_per_pool)).filter(|&b| Some(b) != gc_open).collect();
         }
         // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
         // written as a drive writes them, cleaning as it goes.
@@ -281,6 +419,29 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// MQSim's preconditioning draws a flow's requests again from its seed: on the 256-block drive at 12 %
+    /// over-provisioning, a flow with Seed 798, 128 KiB requests aligned to 16 sectors, whose first three
+    /// requests MQSim issues at sectors 59,380,208, 97,419,056 and 74,144,768 (see iosched-workload's
+    /// mqsim_random tests). Wanting 40 pages, it takes those three requests' 48.
+    #[test]
+    fn mqsims_preconditioning_occupies_the_pages_the_flows_first_requests_touch() {
+        let flow = MqsimFlowAddresses {
+            seed: 798,
+            first_sector: 0,
+            last_sector: 118_111_487,
+            size_sectors: 256,
+            align_sectors: Some(16),
+            occupancy: 40.5 / 7_381_968.0,
+            working_set: 1.0,
+            flow_sectors: 118_111_488,
+        };
+        let pages = mqsim_preconditioned_pages(&flow, 16);
+        let mut expected: Vec<u64> =
+            [59_380_208u64, 97_419_056, 74_144_768].iter().flat_map(|s| s / 16..s / 16 + 16).collect();
+        expected.sort_unstable();
+        assert_eq!(pages, expected);
+    }
 
     #[test]
     fn the_mean_field_distribution_is_a_distribution_peaked_below_full_blocks() {
@@ -308,6 +469,52 @@ mod tests {
         assert_eq!(blocks.iter().filter(|&&v| v == 173).count(), 1);
         assert_eq!(blocks.iter().filter(|&&v| v == 172).count(), 0, "the 172s' block takes the 69 pages left");
         assert_eq!(*blocks.last().unwrap(), 69);
+    }
+
+    /// MQSim numbers a plane's blocks as it hands them out: its data, translation and cleaning frontiers take
+    /// blocks 0, 1 and 2, the layout fills the data frontier (block 0) and then blocks 3, 4, ... in turn, and
+    /// the data frontier ends on the next. Laid out here the same way, so RGA's draws name the same blocks.
+    #[test]
+    fn a_plane_numbers_its_blocks_as_mqsim_hands_them_out() {
+        let g = super::super::FtlGeometry {
+            pools: 2,
+            blocks_per_pool: 64,
+            pages_per_block: 16,
+            logical_pages: (2.0 * 64.0 * 16.0 * 0.88) as u64,
+            gc_free_blocks: 10,
+            gc_policy: super::super::GcPolicy::Randomized { candidates: 6 },
+        };
+        let mut f = Ftl::new(g).unwrap();
+        let layout = MqsimLayout {
+            blocks_per_plane: 64,
+            gc_threshold_blocks: 10,
+            candidates: 6,
+            sectors_per_page: 16,
+            overprovisioning_ratio: 0.12,
+            shared_planes: true,
+            flows: 1,
+        };
+        let flow = LaidOutFlow {
+            first_page: 0,
+            range_pages: g.logical_pages,
+            pages: g.logical_pages / 2,
+            occupancy: 0.5,
+            streaming: false,
+            addresses: None,
+        };
+        f.lay_out_as_mqsim(&layout, &[flow], 1);
+        for pool in 0..2 {
+            let full = |b: u32| f.written[f.global_block(pool, b)] == 16;
+            let filled = (0..64).filter(|&b| full(b)).count() as u32;
+            assert!(filled > 10, "{filled} blocks filled");
+            let written: Vec<u32> = (0..64).map(|b| f.written[f.global_block(pool, b)]).collect();
+            assert!(full(0) && !full(1) && !full(2), "block 0 is filled first, 1 and 2 are frontiers: {written:?}");
+            assert!((3..filled + 2).all(full), "then 3 onwards");
+            let d = &f.pools[pool as usize];
+            assert_eq!((d.host_open, d.gc_open), (Some(filled + 2), Some(2)));
+            assert_eq!(d.set_aside.as_slice(), [1]);
+            assert_eq!(d.free.last(), Some(&(filled + 3)), "the lowest free block is handed out first");
+        }
     }
 
     #[test]
