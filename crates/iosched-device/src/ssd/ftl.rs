@@ -566,9 +566,9 @@ impl Ftl {
     /// check_static_wl_required, run_static_wearleveling), with its defaults, which every device file gets
     /// (SSD_Device passes its settings one argument early): enabled, threshold 100. Its "difference of erase
     /// counts" is the number of the first block with the most erases less the number of the first with the
-    /// fewest (block numbers, in unsigned arithmetic), so once a block numbered 100 or more above the first
-    /// never-erased one is erased, each erase relocates the plane's coldest block: the lowest-numbered with the
-    /// fewest erases, unless it is a write frontier or already under way. Its valid pages move as a victim's do
+    /// fewest (block numbers, in unsigned arithmetic), so while that is 100 or more (or negative, which wraps)
+    /// each erase relocates the plane's coldest block: the lowest-numbered with the fewest erases, unless it is
+    /// a write frontier or already under way. Its valid pages move as a victim's do
     /// and it is erased. Returns whether it took one (in `work`). A coldest block that is free is left alone
     /// (MQSim would erase it where it lies).
     pub fn take_static_wear_leveling(&mut self, pool: u32, work: &mut GcWork) -> bool {
@@ -797,6 +797,47 @@ mod tests {
         assert_eq!(work.erased, 125 * 4, "125 and 161 have two stale pages each: the lower-numbered");
         assert_eq!(work.copies.len(), 2);
         assert_eq!(f.erasing(0), 1);
+    }
+
+    /// MQSim's static wear-leveling compares block numbers, not erase counts: erasing block 50 leaves it idle
+    /// (50 - 0 < 100), and so does erasing 150 after it (the first block with the most erases is still 50);
+    /// erasing block 150 first sets it off, and it relocates the coldest block (0, the lowest-numbered never
+    /// erased); once that is erased the first block with the most erases (0) is below the first with the fewest
+    /// (1), the unsigned difference wraps, and block 1 goes next.
+    #[test]
+    fn mqsims_static_wear_leveling_relocates_the_coldest_block_once_a_block_100_up_is_erased() {
+        let g = FtlGeometry {
+            pools: 1,
+            blocks_per_pool: 256,
+            pages_per_block: 4,
+            logical_pages: 250 * 4,
+            gc_free_blocks: 2,
+            gc_policy: GcPolicy::Greedy,
+        };
+        let mut f = Ftl::new(g).unwrap();
+        f.fill_sequential(); // blocks 0-249 full, in order
+        let mut work = GcWork::default();
+        let clean = |f: &mut Ftl, block: u64| {
+            let mut work = GcWork::default();
+            for page in 0..4 {
+                f.trim(block * 4 + page); // the only block with stale pages: greedy takes it
+            }
+            assert!(f.take_victim(0, &mut work));
+            assert_eq!(work.erased, block * 4);
+            f.erased(work.erased);
+        };
+        clean(&mut f, 50);
+        assert!(!f.take_static_wear_leveling(0, &mut work), "block 50 is fewer than 100 above block 0");
+        clean(&mut f, 150);
+        assert!(!f.take_static_wear_leveling(0, &mut work), "the first block with the most erases is still 50");
+        let mut f = Ftl::new(g).unwrap();
+        f.fill_sequential();
+        clean(&mut f, 150);
+        assert!(f.take_static_wear_leveling(0, &mut work));
+        assert_eq!((work.erased, work.copies.len()), (0, 4), "block 0 relocated, its four valid pages moved");
+        f.erased(work.erased);
+        assert!(f.take_static_wear_leveling(0, &mut work));
+        assert_eq!(work.erased, 4, "then block 1");
     }
 
     #[test]
