@@ -322,12 +322,6 @@ fn occupy(ftl: &mut Ftl, p: &SsdParams) {
     }
 }
 
-/// The seed of MQSim's GC unit's generator: always its constructor's default. SSD_Device.cpp passes the
-/// device file's `Seed` (post-incremented) one argument early, where GC_and_WL_Unit_Page_Level takes
-/// dynamic_wearleveling_enabled, so the seed parameter keeps its default of 432 whatever the file says. Found
-/// by matching the first candidates MQSim's RGA drew (a print in a local build) against this generator.
-const MQSIM_GC_SEED: i32 = 432;
-
 impl Ssd {
     pub fn new(p: SsdParams) -> Result<Ssd, String> {
         // Events name a die or a command slot in 24 bits (slots are bounded by queue_depth, at most 65536).
@@ -350,8 +344,8 @@ impl Ssd {
         }
         // MQSim's cleaning draws RGA's candidates from its GC unit's generator, and opens write frontiers as soon
         // as the last is full.
-        if p.mqsim_cleaning.is_some() {
-            ftl.seed_mqsim_rga(MQSIM_GC_SEED);
+        if let Some(m) = p.mqsim_cleaning {
+            ftl.seed_mqsim_rga(m.rga_seed);
             ftl.open_blocks_eagerly();
         }
         let dies = (0..p.dies())

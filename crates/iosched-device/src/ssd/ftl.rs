@@ -768,20 +768,25 @@ mod tests {
         assert!(d8 > g && d8 < 1.25 * g, "eight candidates {d8} against greedy {g}");
     }
 
+    /// One pool of 256 blocks of 4 pages, 250 blocks' worth of logical pages (fill_sequential fills 0-249 in order).
+    fn small_plane(gc_policy: GcPolicy) -> FtlGeometry {
+        FtlGeometry {
+            pools: 1,
+            blocks_per_pool: 256,
+            pages_per_block: 4,
+            logical_pages: 250 * 4,
+            gc_free_blocks: 2,
+            gc_policy,
+        }
+    }
+
     /// MQSim's RGA, drawn from its GC unit's generator (seed 432 draws blocks 125, 179, 115, 249, 168, 17, 161,
     /// 229 first, as MQSim's own RandomGenerator does): the victim starts as the lowest-numbered drawn block and
     /// gives way only to a full block with more stale pages, so of two with most stale pages the lower wins;
     /// with no stale page among them MQSim skips the cleaning.
     #[test]
     fn mqsims_rga_takes_the_victim_mqsims_draws_give() {
-        let g = FtlGeometry {
-            pools: 1,
-            blocks_per_pool: 256,
-            pages_per_block: 4,
-            logical_pages: 250 * 4,
-            gc_free_blocks: 2,
-            gc_policy: GcPolicy::Randomized { candidates: 8 },
-        };
+        let g = small_plane(GcPolicy::Randomized { candidates: 8 });
         let mut f = Ftl::new(g).unwrap();
         f.fill_sequential(); // blocks 0-249 full, in order
         f.seed_mqsim_rga(432);
@@ -806,14 +811,7 @@ mod tests {
     /// (1), the unsigned difference wraps, and block 1 goes next.
     #[test]
     fn mqsims_static_wear_leveling_relocates_the_coldest_block_once_a_block_100_up_is_erased() {
-        let g = FtlGeometry {
-            pools: 1,
-            blocks_per_pool: 256,
-            pages_per_block: 4,
-            logical_pages: 250 * 4,
-            gc_free_blocks: 2,
-            gc_policy: GcPolicy::Greedy,
-        };
+        let g = small_plane(GcPolicy::Greedy);
         let mut f = Ftl::new(g).unwrap();
         f.fill_sequential(); // blocks 0-249 full, in order
         let mut work = GcWork::default();

@@ -104,15 +104,21 @@ use std::path::Path;
 /// MQSim's sector: the unit of its addresses and of its back-pressure accounting.
 pub const SECTOR_BYTES: u64 = 512;
 
+/// The seed of MQSim's GC unit's generator: always its constructor's default. SSD_Device.cpp passes the
+/// device file's `Seed` (post-incremented) one argument early, where GC_and_WL_Unit_Page_Level takes
+/// dynamic_wearleveling_enabled, so the seed parameter keeps its default of 432 whatever the file says. Found
+/// by matching the first candidates MQSim's RGA drew (a print in a local build) against this generator.
+const MQSIM_GC_SEED: i32 = 432;
+
+/// Cleaning operations MQSim lets a plane have under way (its SSD_Device.cpp passes 10); its cleaning threshold is
+/// never lower.
+const MQSIM_GC_UNDER_WAY_PER_PLANE: u32 = 10;
+
 /// The channel time of a command's own cycles, as MQSim's ONFI NV-DDR2 channel computes it from its default
 /// timings (ONFI_Channel_NVDDR2: t_CS 20, t_WC 25, t_WB 100, t_RR 20, t_ADL 70, t_WPST 6, t_WPSTH 15, t_CALS 15,
 /// t_DBSY 500 ns; the device file does not set them): a one-plane read t_CS + 6 t_WC + t_WB + t_RR, an erase
 /// t_CS + 4 t_WC + t_WB, a one-plane program t_CS + 6 t_WC + t_ADL + t_WPST + t_WPSTH + t_WB, and each further
 /// plane of a program 5 t_WC + t_ADL + t_WPST + t_CALS + t_WB + t_DBSY.
-/// Cleaning operations MQSim lets a plane have under way (its SSD_Device.cpp passes 10); its cleaning threshold is
-/// never lower.
-const MQSIM_GC_UNDER_WAY_PER_PLANE: u32 = 10;
-
 const ONFI_COMMANDS: ChannelCommandNs = ChannelCommandNs {
     read: 20 + 6 * 25 + 100 + 20,
     erase: 20 + 4 * 25 + 100,
@@ -364,8 +370,8 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let copyback = settings.or("Use_Copyback_for_GC", false, |s| s.flag("Use_Copyback_for_GC"))?;
     let preemptible = settings.or("Preemptible_GC_Enabled", false, |s| s.flag("Preemptible_GC_Enabled"))?;
     params.gc_copies_over_channel = hold_written_back && !copyback;
-    params.mqsim_cleaning =
-        hold_written_back.then_some(MqsimCleaning { victims_under_way: MQSIM_GC_UNDER_WAY_PER_PLANE });
+    params.mqsim_cleaning = hold_written_back
+        .then_some(MqsimCleaning { victims_under_way: MQSIM_GC_UNDER_WAY_PER_PLANE, rga_seed: MQSIM_GC_SEED });
     params.cleaning_before_reads = hold_written_back && !preemptible;
     // conform=mqsim: MQSim's preconditioning layout (the refined model ages the drive by writing).
     if !(hold_written_back && preconditioning) {

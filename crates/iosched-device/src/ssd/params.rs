@@ -80,6 +80,8 @@ pub struct ChannelCommandNs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MqsimCleaning {
     pub victims_under_way: u32,
+    /// The seed of the generator RGA draws its candidates from (MQSim's GC unit's).
+    pub rga_seed: i32,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -138,8 +138,8 @@ pub fn mqsim_preconditioned_pages(f: &MqsimFlowAddresses, sectors_per_page: u64)
         if let Some(a) = align {
             start -= start % a;
         }
-        let first = (start - min_sector.min(start)) / spp;
-        let last = (start - min_sector.min(start) + f.size_sectors.max(1) - 1) / spp;
+        let offset = start.saturating_sub(min_sector);
+        let (first, last) = (offset / spp, (offset + f.size_sectors.max(1) - 1) / spp);
         for page in first..=last.min(span_pages - 1) {
             let (word, bit) = ((page / 64) as usize, page % 64);
             if held[word] >> bit & 1 == 0 {
