@@ -310,6 +310,25 @@ pub fn synthetic_runs(
     (records, ranges)
 }
 
+/// `runs` synthetic traces of `requests` reads larger than the drive's segment (see
+/// [`disksim_validate::synthetic_large_reads`]), seeds `seed`, `seed + 1`, ..., and where each run starts and ends.
+pub fn synthetic_large_read_runs(
+    params: &HddParams,
+    requests: usize,
+    runs: u64,
+    seed: u64,
+) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
+    let blocks = params.layout.blocks();
+    let mut records = Vec::new();
+    let mut ranges = Vec::new();
+    for s in seed..seed.saturating_add(runs) {
+        let start = records.len();
+        records.extend(disksim_validate::synthetic_large_reads(blocks, params.cache.segment_blocks, requests, s));
+        ranges.push(start..records.len());
+    }
+    (records, ranges)
+}
+
 /// iosched's disk model and DiskSim on the same runs of requests.
 #[derive(Clone, Debug)]
 pub struct Comparison {

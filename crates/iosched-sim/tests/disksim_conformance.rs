@@ -12,7 +12,7 @@
 use iosched_device::disksim::build;
 use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::params::Refinements;
-use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_runs};
+use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_large_read_runs, synthetic_runs};
 use iosched_sim::validate::AccessTimeBuckets;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -29,24 +29,26 @@ fn build_disksim() -> Option<PathBuf> {
     Some(built_binary(&iosched_test_data::build_peers("disksim", &dest)?))
 }
 
+/// The ten drives of DiskSim's valid/runvalid.
+const DRIVES: [&str; 10] = [
+    "atlas_III",
+    "barracuda",
+    "cheetah4LP",
+    "cheetah9LP",
+    "ibm18es",
+    "atlas10k",
+    "hp_c2247a",
+    "hp_c3323a",
+    "hp_c2490a",
+    "dec_rz26",
+];
+
 #[test]
 fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
     let Some(disksim) = disksim() else { return };
     let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
-    let drives = [
-        "atlas_III",
-        "barracuda",
-        "cheetah4LP",
-        "cheetah9LP",
-        "ibm18es",
-        "atlas10k",
-        "hp_c2247a",
-        "hp_c3323a",
-        "hp_c2490a",
-        "dec_rz26",
-    ];
     let mut failures = Vec::new();
-    for drive in drives {
+    for drive in DRIVES {
         let parv = valid.join(format!("{drive}.parv"));
         let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
         let mut params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
@@ -71,6 +73,53 @@ fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
         }
     }
     assert!(failures.is_empty(), "want at least 95 % within 0.05 ms and a demerit of at most 0.05 ms: {failures:?}");
+}
+
+/// Reads larger than a segment: the segment is a ring, the media reading at most a segment ahead of the bus, and a
+/// read joining the read-ahead of the one before takes it over. Runs of 15 reads, each on a fresh drive: these
+/// reads keep the media busy, so DiskSim's rotational drift (see the top of this file) grows about 0.4 ns a
+/// sector, 3.5 us a 1 MiB read. Drives whose files set a key the model does not reproduce ("Immediate buffer
+/// read": DiskSim then reads the sectors of a request in the order they come under the head) are compared and
+/// reported; the bound holds on the others. The bound is on the share of requests within 0.05 ms, not on the
+/// demerit: a few reads in these runs still differ by one or more turns (after a read the size of a segment, or
+/// a seek that DiskSim's drift lands on the other side of a sector boundary), and one such read moves the
+/// demerit of 320 by 0.2-0.5 ms.
+#[test]
+fn reads_larger_than_a_segment_agree_with_disksim_on_every_validated_drive() {
+    let Some(disksim) = disksim() else { return };
+    let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
+    let mut failures = Vec::new();
+    let mut bounded = 0;
+    for drive in DRIVES {
+        let parv = valid.join(format!("{drive}.parv"));
+        let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
+        let built = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}"));
+        let unmodelled: Vec<&String> = built.warnings.iter().filter(|w| w.contains("is not modelled")).collect();
+        let mut params = built.params;
+        params.refinements = Refinements::DISKSIM;
+        let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
+        let (records, runs) = synthetic_large_read_runs(&params, 8, 40, 1);
+        assert!(records.iter().filter(|r| r.blocks > params.cache.segment_blocks).count() > 150, "{drive}");
+        let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
+        assert!(c.failures.is_empty(), "{drive}: DiskSim stopped early: {:?}", c.failures);
+        let k = &c.conformance;
+        assert_eq!(k.requests, records.len(), "{drive}: every request compared");
+        eprintln!(
+            "{drive} (segment {} blocks): {:.1} % within 0.05 ms of DiskSim, demerit between the two {:.4} ms{}",
+            params.cache.segment_blocks,
+            100.0 * k.share_within(),
+            k.rms_ms,
+            if unmodelled.is_empty() { String::new() } else { format!(" (not bounded: {unmodelled:?})") }
+        );
+        if unmodelled.is_empty() {
+            bounded += 1;
+            if k.share_within() < 0.95 {
+                failures.push(format!("{drive}: {:.1} % within 0.05 ms", 100.0 * k.share_within()));
+            }
+        }
+    }
+    assert!(bounded >= 7, "the bound holds on at least 7 of the 10 drives, found {bounded}");
+    assert!(failures.is_empty(), "want at least 95 % within 0.05 ms: {failures:?}");
 }
 
 #[test]

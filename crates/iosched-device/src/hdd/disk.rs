@@ -16,6 +16,9 @@
 //!   read-ahead behind it may not overwrite what the host has not taken (segments are circular: they keep
 //!   their last blocks), and a sector it may not take passes by. A read-ahead that has finished is data in its
 //!   segment like any other.
+//! - A read larger than its segment is served the same ways (a hit, a partial hit, a join of the read-ahead, as
+//!   DiskSim counts them, whatever the size), and the ring holds back its own blocks too: the media may not read
+//!   a block while the one a segment before it has not crossed the bus (read.rs, read_through_segment).
 //! - A read whose first blocks are in a segment (a partial hit, "Immed transfer partial hit") sends those at
 //!   once after the read-hit overhead, while the media reads the rest from the segment's end, with a seek and
 //!   rotational wait as for a miss.

@@ -240,6 +240,43 @@ pub fn synthetic(blocks: u64, max_request_blocks: u64, count: usize, seed: u64) 
     out
 }
 
+/// A validate trace of reads larger than a drive's cache segment (`segment_blocks`), for comparing two simulators
+/// where the segment is a ring the media fills and the bus empties: `count` reads over a drive of `blocks` blocks,
+/// the same for the same `seed`. Seven in ten are 1 to 8 segments long, the others fit a segment; each continues
+/// the previous read (half of them), starts inside it, starts a little before its end, or lands anywhere; think
+/// times as [`synthetic`]'s. Reads only: DiskSim itself fails assertions on some writes larger than a segment.
+pub fn synthetic_large_reads(blocks: u64, segment_blocks: u64, count: usize, seed: u64) -> Vec<ValidateRecord> {
+    let mut rng = iosched_core::rng::SimRng::new(seed, 0x1a26_e5ea);
+    let segment = segment_blocks.max(1);
+    let mut out: Vec<ValidateRecord> = Vec::with_capacity(count);
+    for _ in 0..count {
+        let n = if rng.percent(70) { segment + 1 + rng.below(7 * segment) } else { 1 + rng.below(segment) };
+        let n = n.clamp(1, blocks);
+        let block = match (rng.below(100), out.last()) {
+            (0..=49, Some(p)) => p.block + p.blocks,
+            (50..=64, Some(p)) => p.block + rng.below(p.blocks),
+            (65..=79, Some(p)) => (p.block + p.blocks).saturating_sub(1 + rng.below(segment.min(200))),
+            _ => rng.below(blocks),
+        };
+        let block = block.min(blocks - n);
+        let think_us = match rng.below(5) {
+            0..=1 => 0.0,
+            2 => rng.unit_f64() * 2_000.0,
+            3 => rng.unit_f64() * 20_000.0,
+            _ => rng.unit_f64() * 200_000.0,
+        };
+        out.push(ValidateRecord {
+            op: Op::Read,
+            buffer_action: BufferAction::Miss,
+            block,
+            blocks: n,
+            measured_us: 0.0,
+            next_interval_us: (think_us * 1e3).round() / 1e3,
+        });
+    }
+    out
+}
+
 /// `records` as validate-trace text.
 pub fn format(records: &[ValidateRecord]) -> String {
     let mut text = String::with_capacity(records.len() * 40);

@@ -61,7 +61,7 @@ impl Hdd {
             let valid_end = ra.valid_end(t_ns);
             let valid_start = seg.start.max(valid_end.saturating_sub(c.segment_blocks));
             let inside = lbn < valid_end || (self.p.refinements.join_at_read_ahead_frontier && lbn == valid_end);
-            may_hit && lbn >= valid_start && inside && blocks <= c.segment_blocks
+            may_hit && lbn >= valid_start && inside
         });
         let beyond_limit = joins && end > self.read_ahead.as_ref().map_or(0, ReadAhead::limit);
         if beyond_limit {
@@ -87,8 +87,27 @@ impl Hdd {
             // is for reconnecting); only a read not yet able to send a block waits for the water mark.
             let first_ns =
                 if first_ready { start } else { start.max(avail(lbn + self.read_watermark_blocks(blocks) - 1)) };
-            let bus_end = self.bus_transfer_end(first_ns, (lbn..end).map(avail));
-            let segment = ra.segment;
+            let through_segment = end > lbn + c.segment_blocks;
+            let bus_end = if through_segment {
+                // Larger than its segment: the read-ahead, now this read's, may not run a segment ahead of the
+                // host (see read_through_segment).
+                let mut ra = self.read_ahead.take().expect("joined a read-ahead");
+                let limit = ra.limit();
+                let runs = std::mem::take(&mut ra.runs);
+                let from = runs.first().map_or(lbn, |r| r.lbn);
+                let first_on_track_ns = self.first_on_track_ns;
+                let (bus_end, gated) = self.read_through_segment((lbn, end), limit, from, start, first_ns, runs);
+                self.first_on_track_ns = first_on_track_ns;
+                ra.runs = gated;
+                // Forget runs that have left the segment.
+                let keep_from = ra.limit().saturating_sub(c.segment_blocks).min(end);
+                ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
+                self.read_ahead = Some(ra);
+                bus_end
+            } else {
+                self.bus_transfer_end(first_ns, (lbn..end).map(avail))
+            };
+            let segment = self.read_ahead.as_ref().expect("joined a read-ahead").segment;
             self.touch(segment);
             self.stats.read_stream_hits += 1;
             self.last_service = "stream";
@@ -99,7 +118,9 @@ impl Hdd {
                 // Keep pace with the reader (a read beyond the limit has just taken the read-ahead as far).
                 self.extend_read_ahead(lbn, end, t_ns);
             }
-            self.hold_read_ahead_behind_host((lbn, end), (first_ns, bus_end));
+            if !through_segment {
+                self.hold_read_ahead_behind_host((lbn, end), (first_ns, bus_end));
+            }
             return bus_end + o.read_complete_ns;
         }
         // A hit in a segment?
@@ -142,7 +163,7 @@ impl Hdd {
         // Data not yet destaged counts too: a segment holds write data only where reads may hit it.
         let partial = self
             .find_holding(self.read_segments(), t_ns, |s, e| lbn >= s && lbn < e)
-            .filter(|_| may_hit && c.immediate_partial_hits && blocks <= c.segment_blocks);
+            .filter(|_| may_hit && c.immediate_partial_hits);
         // With reads_before_destage, the destage under way stops for this read and resumes after it.
         let paused = self.pause_destage(t_ns);
         // As DiskSim: while the actuator destages, the drive disconnects after the read-miss overhead even for a
@@ -198,8 +219,29 @@ impl Hdd {
                 if after_read { o.read_disconnect_after_read_ns } else { o.read_disconnect_after_write_ns };
             mark_ns.max(command_done + disconnect) + o.first_reselect_ns + prep
         };
-        let bus_end = self.bus_transfer_end(bus_start, (lbn..end).map(avail));
-        if media_from + total > end {
+        let through_segment = c.enabled && end > lbn + c.segment_blocks && end > media_from;
+        let bus_end = if through_segment {
+            // Larger than its segment: the media may not run a segment ahead of the host, nor the read-ahead
+            // after it.
+            let target = media_from + total;
+            if target > end {
+                let t = runs.last().map_or(media_start, Run::end_ns);
+                self.runs.clear();
+                self.media(t, end, target - end, false, 0.0, None);
+                runs.append(&mut self.runs);
+            }
+            let first_on_track_ns = self.first_on_track_ns;
+            let (bus_end, gated) =
+                self.read_through_segment((lbn, end), target, media_from, buffered_ns, bus_start, runs);
+            self.first_on_track_ns = first_on_track_ns;
+            runs = gated;
+            bus_end
+        } else {
+            self.bus_transfer_end(bus_start, (lbn..end).map(avail))
+        };
+        let request_end_ns =
+            runs.iter().find(|r| end > r.lbn && end <= r.lbn + r.blocks).map_or(request_end_ns, |r| r.done_ns(end - 1));
+        if media_from + total > end && !through_segment {
             let first_on_track_ns = self.first_on_track_ns;
             self.read_ahead_behind_host(&mut runs, (lbn, end), media_from + total, (bus_start, bus_end));
             self.first_on_track_ns = first_on_track_ns;
@@ -256,6 +298,79 @@ impl Hdd {
             self.paused = paused;
         }
         bus_end + o.read_complete_ns
+    }
+
+    /// A read larger than its segment (`request`; its blocks from `media_from` on read by the media along
+    /// `runs`, which go on to the read-ahead's `target`; those before `media_from` already buffered at
+    /// `buffered_ns`; the bus first free for it at `bus_start_ns`), served as DiskSim serves it: the segment is a
+    /// ring the media fills and the bus empties, so the media may not read a block while the one a segment
+    /// before it has not crossed the bus (disk_buffer_block_available, the bus's progress counted at each sector
+    /// by disk_buffer_update_outbuffer), nor, past that, before the request is done. Such a sector passes by and
+    /// the media reads it when it next comes round. Returns when the last block has crossed the bus, and the
+    /// runs as the media read them, to `target`.
+    fn read_through_segment(
+        &mut self,
+        request: (u64, u64),
+        target: u64,
+        media_from: u64,
+        buffered_ns: f64,
+        bus_start_ns: f64,
+        mut runs: Vec<Run>,
+    ) -> (f64, Vec<Run>) {
+        let (lbn, end) = request;
+        let size = self.p.cache.segment_blocks;
+        let per_block = self.p.bus_read_ns_per_block;
+        // When each block of the request has crossed the bus (the bus takes a block as soon as it is buffered).
+        let mut sent_ns: Vec<f64> = Vec::with_capacity((end - lbn) as usize);
+        let mut bus_ns = bus_start_ns;
+        let mut i = 0; // the run holding block b
+        let first = lbn.max(media_from.min(end));
+        for b in lbn..target.max(end) {
+            let avail_ns = if b < first {
+                buffered_ns
+            } else {
+                while i < runs.len() && runs[i].lbn + runs[i].blocks <= b {
+                    i += 1;
+                }
+                if i == runs.len() {
+                    break; // the plan stops short of the target (the end of the drive)
+                }
+                let r = runs[i];
+                let sector_start_ns = r.start_ns + (b - r.lbn) as f64 * r.sector_ns;
+                let gate_ns = if b >= lbn + size {
+                    sent_ns.get((b - size - lbn) as usize).copied().unwrap_or(bus_ns)
+                } else {
+                    f64::NEG_INFINITY
+                };
+                if sector_start_ns < gate_ns - 1e-9 {
+                    // Cut the plan here: the head is on block b's track, its sector passing; it reads it when
+                    // the sector comes round after the bus has made room.
+                    if b > r.lbn {
+                        runs[i].blocks = b - r.lbn;
+                        runs.truncate(i + 1);
+                        i += 1;
+                    } else {
+                        runs.truncate(i);
+                    }
+                    let pbn = self.p.layout.lbn_to_pbn(b);
+                    self.arm = Arm { cylinder: pbn.cylinder, head: pbn.head };
+                    let first_on_track_ns = self.first_on_track_ns;
+                    let saved = std::mem::take(&mut self.runs);
+                    let to = target.max(end);
+                    self.media(gate_ns, b, to - b, false, 0.0, None);
+                    self.stats.media_blocks -= to - b;
+                    runs.append(&mut self.runs);
+                    self.runs = saved;
+                    self.first_on_track_ns = first_on_track_ns;
+                }
+                runs[i].done_ns(b)
+            };
+            if b < end {
+                bus_ns = bus_ns.max(avail_ns) + per_block;
+                sent_ns.push(bus_ns);
+            }
+        }
+        (bus_ns, runs)
     }
 
     /// Read ahead from the end of `request` to `target`, appending to `runs` (the request's own, which end where
@@ -455,9 +570,12 @@ impl Hdd {
         let mut more = std::mem::take(&mut self.runs);
         if let Some(ra) = &mut self.read_ahead {
             ra.runs.append(&mut more);
-            // Forget runs that have left the segment.
-            let keep_from = target.saturating_sub(c.segment_blocks);
-            ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
+            // Forget runs that have left the segment (a read larger than it needs them all until it is served:
+            // read_through_segment).
+            if served_end - lbn <= c.segment_blocks {
+                let keep_from = target.saturating_sub(c.segment_blocks);
+                ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
+            }
         }
         // The segment keeps its last blocks as the read-ahead goes on (find_holding, stop_read_ahead).
         self.runs = more;
