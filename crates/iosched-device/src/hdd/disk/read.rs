@@ -68,7 +68,7 @@ impl Hdd {
             // As DiskSim (disk_read_arrive): the media may move once the read-miss overhead is over, hit or not.
             let miss_overhead = if after_read { o.read_miss_after_read_ns } else { o.read_miss_after_write_ns };
             let resume_ns = t_ns + o.per_request_ns + miss_overhead;
-            self.extend_read_ahead(lbn, end, resume_ns);
+            self.extend_read_ahead(lbn, end, t_ns, resume_ns);
         }
         if let Some(ra) = self.read_ahead.as_ref().filter(|_| joins) {
             let buffered_end = ra.valid_end(t_ns);
@@ -116,7 +116,7 @@ impl Hdd {
             self.stream_continues_at = beyond_limit.then_some(end);
             if !beyond_limit {
                 // Keep pace with the reader (a read beyond the limit has just taken the read-ahead as far).
-                self.extend_read_ahead(lbn, end, t_ns);
+                self.extend_read_ahead(lbn, end, t_ns, t_ns);
             }
             if !through_segment {
                 self.hold_read_ahead_behind_host((lbn, end), (first_ns, bus_end));
@@ -553,8 +553,8 @@ impl Hdd {
     /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the
     /// segment keeps its most recent `segment_blocks`.
     /// If the read-ahead had already stopped at its limit, it resumes no earlier than `resume_ns` (the sectors
-    /// past the limit come round again from then on).
-    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, resume_ns: f64) {
+    /// past the limit come round again from then on); `now_ns` is when the read arrived.
+    fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, now_ns: f64, resume_ns: f64) {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
         let limit = ra.limit();
@@ -570,12 +570,12 @@ impl Hdd {
         let mut more = std::mem::take(&mut self.runs);
         if let Some(ra) = &mut self.read_ahead {
             ra.runs.append(&mut more);
-            // Forget runs that have left the segment (a read larger than it needs them all until it is served:
-            // read_through_segment).
-            if served_end - lbn <= c.segment_blocks {
-                let keep_from = target.saturating_sub(c.segment_blocks);
-                ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
-            }
+            // Forget runs read by now that have left the segment. Runs still to come stay, whatever their place:
+            // the read-ahead has not read them yet (a read larger than the segment needs them all until it is
+            // served, read_through_segment).
+            let keep_from = target.saturating_sub(c.segment_blocks);
+            let gone = ra.runs.iter().take_while(|r| r.end_ns() <= now_ns && r.lbn + r.blocks <= keep_from).count();
+            ra.runs.drain(..gone);
         }
         // The segment keeps its last blocks as the read-ahead goes on (find_holding, stop_read_ahead).
         self.runs = more;
