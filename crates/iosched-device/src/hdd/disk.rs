@@ -438,8 +438,10 @@ impl Hdd {
         self.write_segment().map_or(0..self.segments.len(), |w| w..w + 1)
     }
 
-    /// The first segment of `among` whose blocks at `t_ns`, [start, end), `holds` says yes to. A segment the
-    /// read-ahead is filling holds the last segment's worth of what it has read by then (it is circular).
+    /// The least recently used segment of `among` whose blocks at `t_ns`, [start, end), `holds` says yes to, as
+    /// DiskSim's disk_buffer_select_read_segment takes the first of equally good segments in its list, where
+    /// disk_buffer_set_segment puts each segment used at the end. A segment the read-ahead is filling holds the
+    /// last segment's worth of what it has read by then (it is circular).
     fn find_holding(
         &self,
         among: std::ops::Range<usize>,
@@ -447,17 +449,19 @@ impl Hdd {
         holds: impl Fn(u64, u64) -> bool,
     ) -> Option<usize> {
         let size = self.p.cache.segment_blocks;
-        among.into_iter().find(|&i| {
-            let s = &self.segments[i];
-            let (start, end) = match &self.read_ahead {
-                Some(ra) if ra.segment == i => {
-                    let end = s.end.max(ra.valid_end(t_ns));
-                    (s.start.max(end.saturating_sub(size)), end)
-                }
-                _ => (s.start, s.end),
-            };
-            end > start && holds(start, end)
-        })
+        among
+            .filter(|&i| {
+                let s = &self.segments[i];
+                let (start, end) = match &self.read_ahead {
+                    Some(ra) if ra.segment == i => {
+                        let end = s.end.max(ra.valid_end(t_ns));
+                        (s.start.max(end.saturating_sub(size)), end)
+                    }
+                    _ => (s.start, s.end),
+                };
+                end > start && holds(start, end)
+            })
+            .min_by_key(|&i| self.segments[i].last_used)
     }
 
     /// The least recently used segment of `among` that holds no unwritten data at `t_ns`.
