@@ -76,20 +76,19 @@ fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
 }
 
 /// Reads larger than a segment: the segment is a ring, the media reading at most a segment ahead of the bus, and a
-/// read joining the read-ahead of the one before takes it over. Runs of 15 reads, each on a fresh drive: these
+/// read joining the read-ahead of the one before takes it over. Runs of 8 reads, each on a fresh drive: these
 /// reads keep the media busy, so DiskSim's rotational drift (see the top of this file) grows about 0.4 ns a
-/// sector, 3.5 us a 1 MiB read. Drives whose files set a key the model does not reproduce ("Immediate buffer
-/// read": DiskSim then reads the sectors of a request in the order they come under the head) are compared and
-/// reported; the bound holds on the others. The bound is on the share of requests within 0.05 ms, not on the
-/// demerit: a few reads in these runs still differ by one or more turns (after a read the size of a segment, or
-/// a seek that DiskSim's drift lands on the other side of a sector boundary), and one such read moves the
-/// demerit of 320 by 0.2-0.5 ms.
+/// sector, 3.5 us a 1 MiB read. The bound is on the share of requests within 0.05 ms, not on the demerit: a few
+/// reads still differ by one or more turns (after a read exactly a segment long; a seek that DiskSim's drift
+/// lands on the other side of a sector boundary), and one such read moves the demerit of 320 by 0.1-0.3 ms.
+/// Drives whose files set keys the model does not reproduce ("Immediate buffer read" on atlas10k and dec_rz26:
+/// DiskSim then reads a request's sectors in the order they pass under the head) are held to it too, and the
+/// keys are printed beside their figures.
 #[test]
 fn reads_larger_than_a_segment_agree_with_disksim_on_every_validated_drive() {
     let Some(disksim) = disksim() else { return };
     let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
     let mut failures = Vec::new();
-    let mut bounded = 0;
     for drive in DRIVES {
         let parv = valid.join(format!("{drive}.parv"));
         let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
@@ -109,16 +108,12 @@ fn reads_larger_than_a_segment_agree_with_disksim_on_every_validated_drive() {
             params.cache.segment_blocks,
             100.0 * k.share_within(),
             k.rms_ms,
-            if unmodelled.is_empty() { String::new() } else { format!(" (not bounded: {unmodelled:?})") }
+            if unmodelled.is_empty() { String::new() } else { format!(" (not modelled: {unmodelled:?})") }
         );
-        if unmodelled.is_empty() {
-            bounded += 1;
-            if k.share_within() < 0.95 {
-                failures.push(format!("{drive}: {:.1} % within 0.05 ms", 100.0 * k.share_within()));
-            }
+        if k.share_within() < 0.95 {
+            failures.push(format!("{drive}: {:.1} % within 0.05 ms", 100.0 * k.share_within()));
         }
     }
-    assert!(bounded >= 7, "the bound holds on at least 7 of the 10 drives, found {bounded}");
     assert!(failures.is_empty(), "want at least 95 % within 0.05 ms: {failures:?}");
 }
 

@@ -552,8 +552,8 @@ impl Hdd {
 
     /// Continuous read: keep reading ahead of a reader the stream has just served (`[lbn, served_end)`); the
     /// segment keeps its most recent `segment_blocks`.
-    /// If the read-ahead had already stopped at its limit, it resumes no earlier than `resume_ns` (the sectors
-    /// past the limit come round again from then on); `now_ns` is when the read arrived.
+    /// If the read-ahead had already stopped at its limit when the read arrived (`now_ns`), it resumes no earlier
+    /// than `resume_ns` (the sectors past the limit come round again from then on).
     fn extend_read_ahead(&mut self, lbn: u64, served_end: u64, now_ns: f64, resume_ns: f64) {
         let c = self.p.cache;
         let Some(ra) = &self.read_ahead else { return };
@@ -564,7 +564,11 @@ impl Hdd {
         if target <= limit {
             return;
         }
-        let from_ns = ra.runs.last().map_or(0.0, |r| r.end_ns()).max(resume_ns);
+        // Still reading when the read came: its limit is raised and it reads on without a break (DiskSim raises
+        // the segment's read-ahead limit as the read takes the segment). Stopped at its limit: it starts again
+        // once the command allows, the sectors past the limit coming round again.
+        let last_end_ns = ra.runs.last().map_or(0.0, |r| r.end_ns());
+        let from_ns = if last_end_ns > now_ns { last_end_ns } else { last_end_ns.max(resume_ns) };
         self.runs.clear();
         self.media(from_ns, limit, target - limit, false, 0.0, None);
         let mut more = std::mem::take(&mut self.runs);
