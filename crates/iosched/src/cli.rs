@@ -291,6 +291,11 @@ pub struct ValidateArgs {
     /// a fresh DiskSim), their results pooled
     #[arg(long, default_value_t = 1, requires = "synthetic", value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub runs: u64,
+    /// With --synthetic: reads larger than the drive's cache segment instead (seven in ten of 1 to 8 segments,
+    /// continuing, inside or overlapping the read before, or anywhere; reads only, as DiskSim itself fails on
+    /// some writes that large)
+    #[arg(long, requires = "synthetic")]
+    pub large_reads: bool,
     /// Write the --synthetic trace to this file (in DiskSim's validate format, for running DiskSim on it by hand)
     #[arg(long, value_name = "OUT.trace", requires = "synthetic")]
     pub write_trace: Option<PathBuf>,

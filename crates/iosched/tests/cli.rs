@@ -573,6 +573,14 @@ fn validate_breaks_the_error_down_by_kind_and_makes_up_traces() {
     let text = std::fs::read_to_string(&out_trace).unwrap();
     assert_eq!(text.lines().count(), 400);
     assert!(text.lines().all(|l| l.split_whitespace().nth(3).unwrap().parse::<u64>().unwrap() <= 256));
+    // --large-reads: reads only, most of them larger than the 561-block segment.
+    let large_trace = iosched_test_data::scratch("synthetic").join("large.trace");
+    let l = run(&[p, "--synthetic", "100", "--large-reads", "--json", "--write-trace", large_trace.to_str().unwrap()]);
+    assert_eq!(l["requests"], 100);
+    let text = std::fs::read_to_string(&large_trace).unwrap();
+    let sizes: Vec<u64> = text.lines().map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap()).collect();
+    assert!(text.lines().all(|l| l.starts_with('R')), "reads only");
+    assert!(sizes.iter().filter(|&&n| n > 561).count() >= 50, "{sizes:?}");
     // Bad keys and a missing DiskSim are one-line errors.
     for (args, want) in [
         (vec![format!("{p},conform=maybe"), "--synthetic".into(), "10".into()], "conform: expected disksim or refined"),

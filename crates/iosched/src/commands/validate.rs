@@ -57,13 +57,22 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             (records, std::iter::once(0..n).collect::<Vec<_>>(), trace.display().to_string())
         }
         (None, Some(n)) => {
-            let (records, runs) = disksim_oracle::synthetic_runs(&params, n as usize, args.runs, args.seed);
-            let largest = params.cache.segment_blocks.clamp(1, 256);
             let seeds = match args.runs {
                 1 => format!("seed {}", args.seed),
                 k => format!("{k} runs, seeds {}-{}", args.seed, args.seed + k - 1),
             };
-            (records, runs, format!("synthetic, {seeds}, requests of up to {largest} blocks (no measured times)"))
+            if args.large_reads {
+                let (records, runs) =
+                    disksim_oracle::synthetic_large_read_runs(&params, n as usize, args.runs, args.seed);
+                let segment = params.cache.segment_blocks;
+                let name =
+                    format!("synthetic, {seeds}, reads of up to 8 segments of {segment} blocks (no measured times)");
+                (records, runs, name)
+            } else {
+                let (records, runs) = disksim_oracle::synthetic_runs(&params, n as usize, args.runs, args.seed);
+                let largest = params.cache.segment_blocks.clamp(1, 256);
+                (records, runs, format!("synthetic, {seeds}, requests of up to {largest} blocks (no measured times)"))
+            }
         }
         (None, None) => return Err(bad("--trace FILE or --synthetic N is needed")),
     };
