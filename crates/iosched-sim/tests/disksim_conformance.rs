@@ -79,8 +79,8 @@ fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
 /// read joining the read-ahead of the one before takes it over. Runs of 8 reads, each on a fresh drive: these
 /// reads keep the media busy, so DiskSim's rotational drift (see the top of this file) grows about 0.4 ns a
 /// sector, 3.5 us a 1 MiB read. The bound is on the share of requests within 0.05 ms, not on the demerit: a few
-/// reads still differ by one or more turns (after a read exactly a segment long; a seek that DiskSim's drift
-/// lands on the other side of a sector boundary), and one such read moves the demerit of 320 by 0.1-0.3 ms.
+/// reads still differ by one or more turns (a seek that DiskSim's drift lands on the other side of a sector
+/// boundary; BENCHMARKS.md lists the rest), and one such read moves the demerit of 320 by 0.1-0.3 ms.
 /// Drives whose files set keys the model does not reproduce ("Immediate buffer read" on atlas10k and dec_rz26:
 /// DiskSim then reads a request's sectors in the order they pass under the head) are held to it too, and the
 /// keys are printed beside their figures.

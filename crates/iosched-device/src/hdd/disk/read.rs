@@ -90,7 +90,11 @@ impl Hdd {
             let through_segment = end > lbn + c.segment_blocks;
             let bus_end = if through_segment {
                 // Larger than its segment: the read-ahead, now this read's, may not run a segment ahead of the
-                // host (see read_through_segment).
+                // host (see read_through_segment). Its limit is raised first, as DiskSim raises it when the read
+                // takes the segment over (the segment's start then decides a level-4 read-ahead's last track).
+                if !beyond_limit {
+                    self.extend_read_ahead(lbn, end, t_ns, t_ns);
+                }
                 let mut ra = self.read_ahead.take().expect("joined a read-ahead");
                 let limit = ra.limit();
                 let runs = std::mem::take(&mut ra.runs);
@@ -114,7 +118,7 @@ impl Hdd {
             // A read the media had to be sent further for is a media read: the next one continuing it is
             // the drive's sequential stream.
             self.stream_continues_at = beyond_limit.then_some(end);
-            if !beyond_limit {
+            if !beyond_limit && !through_segment {
                 // Keep pace with the reader (a read beyond the limit has just taken the read-ahead as far).
                 self.extend_read_ahead(lbn, end, t_ns, t_ns);
             }
