@@ -449,19 +449,25 @@ impl Hdd {
         holds: impl Fn(u64, u64) -> bool,
     ) -> Option<usize> {
         let size = self.p.cache.segment_blocks;
-        among
-            .filter(|&i| {
-                let s = &self.segments[i];
-                let (start, end) = match &self.read_ahead {
-                    Some(ra) if ra.segment == i => {
-                        let end = s.end.max(ra.valid_end(t_ns));
-                        (s.start.max(end.saturating_sub(size)), end)
-                    }
-                    _ => (s.start, s.end),
-                };
-                end > start && holds(start, end)
-            })
-            .min_by_key(|&i| self.segments[i].last_used)
+        let reading = self.read_ahead.as_ref().map(|ra| (ra.segment, ra));
+        let mut best: Option<(u64, usize)> = None;
+        for i in among {
+            let s = &self.segments[i];
+            if best.is_some_and(|(used, _)| used <= s.last_used) {
+                continue;
+            }
+            let (start, end) = match reading {
+                Some((r, ra)) if r == i => {
+                    let end = s.end.max(ra.valid_end(t_ns));
+                    (s.start.max(end.saturating_sub(size)), end)
+                }
+                _ => (s.start, s.end),
+            };
+            if end > start && holds(start, end) {
+                best = Some((s.last_used, i));
+            }
+        }
+        best.map(|(_, i)| i)
     }
 
     /// The least recently used segment of `among` that holds no unwritten data at `t_ns`.
