@@ -289,6 +289,23 @@ impl Conformance {
     }
 }
 
+/// Runs made by `trace(seed)` for seeds `seed`, `seed + 1`, ... (`runs` of them), one after the other, and where
+/// each run starts and ends.
+fn runs_of_seeds(
+    runs: u64,
+    seed: u64,
+    trace: impl Fn(u64) -> Vec<ValidateRecord>,
+) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
+    let mut records = Vec::new();
+    let mut ranges = Vec::new();
+    for s in seed..seed.saturating_add(runs) {
+        let start = records.len();
+        records.extend(trace(s));
+        ranges.push(start..records.len());
+    }
+    (records, ranges)
+}
+
 /// `runs` synthetic traces of `requests` requests each for a drive (seeds `seed`, `seed + 1`, ...), one after the
 /// other, and where each run starts and ends. No request is larger than a segment (nor 256 blocks): DiskSim itself
 /// fails assertions on some of those (a 128-block write appending to 64-block segments, for one).
@@ -300,14 +317,7 @@ pub fn synthetic_runs(
 ) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
     let largest = params.cache.segment_blocks.clamp(1, 256);
     let blocks = params.layout.blocks();
-    let mut records = Vec::new();
-    let mut ranges = Vec::new();
-    for s in seed..seed.saturating_add(runs) {
-        let start = records.len();
-        records.extend(disksim_validate::synthetic(blocks, largest, requests, s));
-        ranges.push(start..records.len());
-    }
-    (records, ranges)
+    runs_of_seeds(runs, seed, |s| disksim_validate::synthetic(blocks, largest, requests, s))
 }
 
 /// `runs` synthetic traces of `requests` reads larger than the drive's segment (see
@@ -318,15 +328,8 @@ pub fn synthetic_large_read_runs(
     runs: u64,
     seed: u64,
 ) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
-    let blocks = params.layout.blocks();
-    let mut records = Vec::new();
-    let mut ranges = Vec::new();
-    for s in seed..seed.saturating_add(runs) {
-        let start = records.len();
-        records.extend(disksim_validate::synthetic_large_reads(blocks, params.cache.segment_blocks, requests, s));
-        ranges.push(start..records.len());
-    }
-    (records, ranges)
+    let (blocks, segment) = (params.layout.blocks(), params.cache.segment_blocks);
+    runs_of_seeds(runs, seed, |s| disksim_validate::synthetic_large_reads(blocks, segment, requests, s))
 }
 
 /// iosched's disk model and DiskSim on the same runs of requests.

@@ -11,11 +11,16 @@
 
 use iosched_device::disksim::build;
 use iosched_device::disksim::params::read_file;
+use iosched_device::hdd::params::HddParams;
 use iosched_device::hdd::params::Refinements;
-use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_large_read_runs, synthetic_runs};
+use iosched_sim::disksim_oracle::{built_binary, compare, synthetic_large_read_runs, synthetic_runs, Conformance};
 use iosched_sim::validate::AccessTimeBuckets;
+use iosched_workload::trace::disksim_validate::ValidateRecord;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+
+/// Synthetic requests, and where each run of them starts and ends.
+type SyntheticRuns = (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>);
 
 /// DiskSim built from the peers folder, or None (said on stderr) where the peers are absent. Built once per test
 /// process: the tests run in parallel, and two builds into one folder would trip over each other.
@@ -43,22 +48,41 @@ const DRIVES: [&str; 10] = [
     "dec_rz26",
 ];
 
-#[test]
-fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
-    let Some(disksim) = disksim() else { return };
+/// One drive's figures against DiskSim, and the keys its file sets that the model does not reproduce.
+struct DriveRun {
+    drive: &'static str,
+    segment_blocks: u64,
+    conformance: Conformance,
+    unmodelled: Vec<String>,
+}
+
+/// Each of [`DRIVES`] with `conform=disksim` against DiskSim on the runs `runs_for` makes for it (each run on a
+/// fresh drive and a fresh DiskSim), checking that DiskSim served every request; None where the peers are absent.
+fn compare_every_drive(runs_for: impl Fn(&str, &HddParams) -> SyntheticRuns) -> Option<Vec<DriveRun>> {
+    let disksim = disksim()?;
     let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
-    let mut failures = Vec::new();
-    for drive in DRIVES {
+    let runs = DRIVES.map(|drive| {
         let parv = valid.join(format!("{drive}.parv"));
         let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
-        let mut params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
+        let built = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}"));
+        let unmodelled = built.warnings.into_iter().filter(|w| w.contains("is not modelled")).collect();
+        let mut params = built.params;
         params.refinements = Refinements::DISKSIM;
         let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
-        let (records, runs) = synthetic_runs(&params, 300, 10, 1);
+        let (records, runs) = runs_for(drive, &params);
         let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
         assert!(c.failures.is_empty(), "{drive}: DiskSim stopped early: {:?}", c.failures);
-        let k = &c.conformance;
-        assert_eq!(k.requests, records.len(), "{drive}: every request compared");
+        assert_eq!(c.conformance.requests, records.len(), "{drive}: every request compared");
+        DriveRun { drive, segment_blocks: params.cache.segment_blocks, conformance: c.conformance, unmodelled }
+    });
+    Some(runs.into())
+}
+
+#[test]
+fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
+    let Some(runs) = compare_every_drive(|_, params| synthetic_runs(params, 300, 10, 1)) else { return };
+    let mut failures = Vec::new();
+    for DriveRun { drive, conformance: k, .. } in &runs {
         eprintln!(
             "{drive}: {:.1} % within 0.05 ms of DiskSim, demerit between the two {:.4} ms",
             100.0 * k.share_within(),
@@ -86,26 +110,18 @@ fn the_disksim_conformant_model_agrees_with_disksim_on_every_validated_drive() {
 /// keys are printed beside their figures.
 #[test]
 fn reads_larger_than_a_segment_agree_with_disksim_on_every_validated_drive() {
-    let Some(disksim) = disksim() else { return };
-    let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
-    let mut failures = Vec::new();
-    for drive in DRIVES {
-        let parv = valid.join(format!("{drive}.parv"));
-        let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
-        let built = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}"));
-        let unmodelled: Vec<&String> = built.warnings.iter().filter(|w| w.contains("is not modelled")).collect();
-        let mut params = built.params;
-        params.refinements = Refinements::DISKSIM;
-        let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
-        let (records, runs) = synthetic_large_read_runs(&params, 8, 40, 1);
+    let Some(runs) = compare_every_drive(|drive, params| {
+        let (records, runs) = synthetic_large_read_runs(params, 8, 40, 1);
         assert!(records.iter().filter(|r| r.blocks > params.cache.segment_blocks).count() > 150, "{drive}");
-        let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
-        assert!(c.failures.is_empty(), "{drive}: DiskSim stopped early: {:?}", c.failures);
-        let k = &c.conformance;
-        assert_eq!(k.requests, records.len(), "{drive}: every request compared");
+        (records, runs)
+    }) else {
+        return;
+    };
+    let mut failures = Vec::new();
+    for DriveRun { drive, segment_blocks, conformance: k, unmodelled } in &runs {
         eprintln!(
-            "{drive} (segment {} blocks): {:.1} % within 0.05 ms of DiskSim, demerit between the two {:.4} ms{}",
-            params.cache.segment_blocks,
+            "{drive} (segment {segment_blocks} blocks): {:.1} % within 0.05 ms of DiskSim, demerit between the two \
+             {:.4} ms{}",
             100.0 * k.share_within(),
             k.rms_ms,
             if unmodelled.is_empty() { String::new() } else { format!(" (not modelled: {unmodelled:?})") }

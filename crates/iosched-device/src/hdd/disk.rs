@@ -129,6 +129,13 @@ impl ReadAhead {
     fn done_ns(&self, lbn: u64) -> Option<f64> {
         self.runs.iter().find(|r| lbn >= r.lbn && lbn < r.lbn + r.blocks).map(|r| r.done_ns(lbn))
     }
+
+    /// Forget the leading runs read by `now_ns` that lie wholly before `keep_from` (they have left the circular
+    /// segment). Runs still to be read stay, whatever their place: valid_end counts from the first run kept.
+    fn forget_read_before(&mut self, keep_from: u64, now_ns: f64) {
+        let gone = self.runs.iter().take_while(|r| r.end_ns() <= now_ns && r.lbn + r.blocks <= keep_from).count();
+        self.runs.drain(..gone);
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -99,13 +99,10 @@ impl Hdd {
                 let limit = ra.limit();
                 let runs = std::mem::take(&mut ra.runs);
                 let from = runs.first().map_or(lbn, |r| r.lbn);
-                let first_on_track_ns = self.first_on_track_ns;
                 let (bus_end, gated) = self.read_through_segment((lbn, end), limit, from, start, first_ns, runs);
-                self.first_on_track_ns = first_on_track_ns;
                 ra.runs = gated;
-                // Forget runs that have left the segment.
-                let keep_from = ra.limit().saturating_sub(c.segment_blocks).min(end);
-                ra.runs.retain(|r| r.lbn + r.blocks > keep_from);
+                // Forget what had been read when the read came and has left the segment.
+                ra.forget_read_before(ra.limit().saturating_sub(c.segment_blocks), t_ns);
                 self.read_ahead = Some(ra);
                 bus_end
             } else {
@@ -229,15 +226,15 @@ impl Hdd {
             // after it.
             let target = media_from + total;
             if target > end {
+                let first_on_track_ns = self.first_on_track_ns;
                 let t = runs.last().map_or(media_start, Run::end_ns);
                 self.runs.clear();
                 self.media(t, end, target - end, false, 0.0, None);
                 runs.append(&mut self.runs);
+                self.first_on_track_ns = first_on_track_ns;
             }
-            let first_on_track_ns = self.first_on_track_ns;
             let (bus_end, gated) =
                 self.read_through_segment((lbn, end), target, media_from, buffered_ns, bus_start, runs);
-            self.first_on_track_ns = first_on_track_ns;
             runs = gated;
             bus_end
         } else {
@@ -311,7 +308,8 @@ impl Hdd {
     /// before it has not crossed the bus (disk_buffer_block_available, the bus's progress counted at each sector
     /// by disk_buffer_update_outbuffer), nor, past that, before the request is done. Such a sector passes by and
     /// the media reads it when it next comes round. Returns when the last block has crossed the bus, and the
-    /// runs as the media read them, to `target`.
+    /// runs as the media read them, to `target`. The actuator's track-arrival time (first_on_track_ns) is left as
+    /// it was.
     fn read_through_segment(
         &mut self,
         request: (u64, u64),
@@ -581,9 +579,7 @@ impl Hdd {
             // Forget runs read by now that have left the segment. Runs still to come stay, whatever their place:
             // the read-ahead has not read them yet (a read larger than the segment needs them all until it is
             // served, read_through_segment).
-            let keep_from = target.saturating_sub(c.segment_blocks);
-            let gone = ra.runs.iter().take_while(|r| r.end_ns() <= now_ns && r.lbn + r.blocks <= keep_from).count();
-            ra.runs.drain(..gone);
+            ra.forget_read_before(target.saturating_sub(c.segment_blocks), now_ns);
         }
         // The segment keeps its last blocks as the read-ahead goes on (find_holding, stop_read_ahead).
         self.runs = more;
