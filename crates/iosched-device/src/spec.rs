@@ -135,6 +135,9 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     if params.mapping_cache_per_flow {
         params.mapping_cache_parts = filled.len().max(1) as u32;
     }
+    if params.write_cache_per_flow {
+        params.write_cache_parts = filled.len().max(1) as u32;
+    }
     params.occupied_pages = filled
         .iter()
         .filter(|f| f.len > 0.0)

@@ -30,7 +30,7 @@ use super::ftl::mqsim_layout::LaidOutFlow;
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
 use super::params::{Aging, Precondition, SsdParams, TrimMode};
-use super::write_cache::WriteCache;
+use super::write_cache::{WriteCache, WriteCacheParams};
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
@@ -255,11 +255,14 @@ pub struct Ssd {
     last_event_ns: u64,
     /// Mapping caches: none, one, or one per equal part of the logical space (MQSim's per-flow tables).
     mapping: Vec<MappingCache>,
-    cache: Option<WriteCache>,
+    /// Data caches: none, one, or one per equal part of the logical space (MQSim's EQUAL_PARTITIONING).
+    cache: Vec<WriteCache>,
+    /// When the data caches' one DRAM channel is free.
+    dram_free_ns: u64,
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
-    /// Writes waiting for the write cache's back-pressure, in arrival order.
-    cache_waiters: VecDeque<u32>,
+    /// Writes waiting for a data cache's back-pressure, in arrival order, by cache.
+    cache_waiters: Vec<VecDeque<u32>>,
     /// Translation pages being read, with what waits for each.
     /// (smallvec: nearly always one waiter, so no allocation for it.)
     mapping_waiters: rustc_hash::FxHashMap<u64, smallvec::SmallVec<[MappingWaiter; 2]>>,
@@ -348,6 +351,10 @@ impl Ssd {
             ftl.seed_mqsim_rga(m.rga_seed);
             ftl.open_blocks_eagerly();
         }
+        let cache_parts = p.write_cache_parts.max(1) as u64;
+        let mapping_parts = p.mapping_cache_parts.max(1);
+        let mapping_entries =
+            if p.mapping_cache_divided { (p.cmt_entries / mapping_parts as u64).max(1) } else { p.cmt_entries };
         let dies = (0..p.dies())
             .map(|_| Die {
                 op: DieOp::Idle,
@@ -377,13 +384,22 @@ impl Ssd {
             user_data_out: vec![VecDeque::new(); p.channels as usize],
             channel_check_ns: vec![None; p.channels as usize],
             buffer_capacity_bytes: p.write_buffer_bytes,
-            mapping: (0..if p.cmt_entries > 0 { p.mapping_cache_parts.max(1) } else { 0 })
-                .map(|_| MappingCache::new(p.cmt_entries, p.translation_entries_per_page, p.mapping_writeback_held))
+            mapping: (0..if p.cmt_entries > 0 { mapping_parts } else { 0 })
+                .map(|_| MappingCache::new(mapping_entries, p.translation_entries_per_page, p.mapping_writeback_held))
                 .collect(),
             mapping_waiters: rustc_hash::FxHashMap::default(),
-            cache: p.write_cache.clone().map(WriteCache::new),
+            cache: p
+                .write_cache
+                .iter()
+                .flat_map(|c| {
+                    let part =
+                        WriteCacheParams { capacity_pages: (c.capacity_pages / cache_parts).max(1), ..c.clone() };
+                    (0..cache_parts).map(move |_| WriteCache::new(part.clone()))
+                })
+                .collect(),
+            dram_free_ns: 0,
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
-            cache_waiters: VecDeque::new(),
+            cache_waiters: vec![VecDeque::new(); cache_parts as usize],
             ftl,
             dies,
             link_free_ns: 0,
@@ -446,12 +462,12 @@ impl Ssd {
                 let page = self.p.page_bytes;
                 for lpn in c.first_page..c.first_page + c.pages {
                     let bytes = c.bytes_in_page(lpn, page).max(1) as u32;
-                    let cached = self
-                        .cache
-                        .as_mut()
-                        .filter(|_| !c.fua)
-                        .map(|cache| cache.holds(lpn).then(|| cache.dram(now_ns, bytes as u64)));
-                    if let Some(Some(at)) = cached {
+                    let cached = !c.fua && !self.cache.is_empty() && {
+                        let part = self.part_of(lpn, self.cache.len());
+                        self.cache[part].holds(lpn)
+                    };
+                    if cached {
+                        let at = self.dram(now_ns, bytes as u64);
                         self.schedule(at, Event::DramDone(slot));
                     } else if self.mapped_entry_cached(lpn) {
                         // As when the entry arrives from flash: a first read maps the page, and the entry is
@@ -465,7 +481,7 @@ impl Ssd {
                 self.read_page_done(now_ns, slot);
             }
             Op::Write => {
-                if self.buffer_capacity_bytes == 0 || self.cache.is_some() || c.fua {
+                if self.buffer_capacity_bytes == 0 || !self.cache.is_empty() || c.fua {
                     self.link(now_ns, slot, c.bytes, false);
                 } else if !(self.buffer_waiters.is_empty()
                     && self.buffer_filling.is_none()
@@ -529,16 +545,34 @@ impl Ssd {
         }
     }
 
-    /// The mapping cache that holds `lpn`'s entry, if there is one.
-    fn mapping_for(&mut self, lpn: u64) -> Option<&mut MappingCache> {
-        let parts = self.mapping.len();
-        if parts == 0 {
-            return None;
-        }
+    /// Which of `parts` equal parts of the logical space (a workload's flows' ranges) `lpn` is in.
+    fn part_of(&self, lpn: u64, parts: usize) -> usize {
         let logical = self.ftl.geometry().logical_pages.max(1);
         // In 64 bits: pages are under 2^32 (FtlGeometry::check) and parts are flows, so the product fits.
-        let part = (lpn * parts as u64 / logical) as usize;
-        self.mapping.get_mut(part.min(parts - 1))
+        ((lpn * parts as u64 / logical) as usize).min(parts.max(1) - 1)
+    }
+
+    /// The data cache `lpn` goes to (there is at least one).
+    fn cache_for(&mut self, lpn: u64) -> &mut WriteCache {
+        let part = self.part_of(lpn, self.cache.len());
+        &mut self.cache[part]
+    }
+
+    /// Reserve the data caches' DRAM channel for an access of `bytes`; returns when it ends. One channel serves
+    /// every cache, an access at a time, in the order they come (MQSim takes partitions' queues in turn).
+    fn dram(&mut self, now_ns: u64, bytes: u64) -> u64 {
+        let cost = self.cache[0].p.dram_access_ns(bytes);
+        self.dram_free_ns = now_ns.max(self.dram_free_ns) + cost;
+        self.dram_free_ns
+    }
+
+    /// The mapping cache that holds `lpn`'s entry, if there is one.
+    fn mapping_for(&mut self, lpn: u64) -> Option<&mut MappingCache> {
+        if self.mapping.is_empty() {
+            return None;
+        }
+        let part = self.part_of(lpn, self.mapping.len());
+        self.mapping.get_mut(part)
     }
 
     /// Whether `lpn`'s mapping entry is at hand (always, without a mapping cache).
@@ -673,15 +707,15 @@ impl Ssd {
         let mut batch_bytes = 0;
         let mut admitted = c.admitted_pages;
         while admitted < c.pages {
-            let cache = self.cache.as_mut().expect("a write cache");
+            let lpn = c.first_page + admitted;
+            let cache = self.cache_for(lpn);
             if !cache.has_room() {
                 break;
             }
-            let lpn = c.first_page + admitted;
             let bytes = c.bytes_in_page(lpn, page) as u32;
             let taken = cache.admit(now_ns, lpn, bytes, page);
             if taken.eviction_read_bytes > 0 {
-                cache.dram(now_ns, taken.eviction_read_bytes);
+                self.dram(now_ns, taken.eviction_read_bytes);
             }
             for (lpn, bytes) in taken.write_backs {
                 self.unprogrammed_pages += 1;
@@ -696,8 +730,7 @@ impl Ssd {
             batch_bytes += bytes as u64;
             admitted += 1;
         }
-        let cache = self.cache.as_mut().expect("a write cache");
-        let dram_end = (batch_bytes > 0).then(|| cache.dram(now_ns, batch_bytes));
+        let dram_end = (batch_bytes > 0).then(|| self.dram(now_ns, batch_bytes));
         let cmd = self.slots[slot as usize].as_mut().expect("write in flight");
         cmd.admitted_pages = admitted;
         if let Some(at) = dram_end {
@@ -755,18 +788,21 @@ impl Ssd {
                 self.stats.host_read_bytes += c.bytes;
                 self.complete(slot);
             }
-            Op::Write if self.cache.is_some() && !c.fua => {
+            Op::Write if !self.cache.is_empty() && !c.fua => {
                 self.stats.host_write_bytes += c.bytes;
-                if self.cache_waiters.is_empty() && self.admit_write(now_ns, slot) {
+                let part = self.part_of(c.first_page, self.cache.len());
+                if self.cache_waiters[part].is_empty() && self.admit_write(now_ns, slot) {
                     return;
                 }
-                if !self.cache_waiters.contains(&slot) {
+                // It waits, in arrival order, for room in the cache of its first page not yet taken.
+                let part = self.part_of(c.first_page + self.cmd(slot).admitted_pages, self.cache.len());
+                if !self.cache_waiters[part].contains(&slot) {
                     self.stats.buffer_full_waits += 1;
-                    self.cache_waiters.push_back(slot);
+                    self.cache_waiters[part].push_back(slot);
                 }
             }
             Op::Write => {
-                let buffered = self.buffer_capacity_bytes > 0 && self.cache.is_none() && !c.fua;
+                let buffered = self.buffer_capacity_bytes > 0 && self.cache.is_empty() && !c.fua;
                 // The pages whose data just came: a buffered write's chunk, or an unbuffered write's whole.
                 let (first, pages) =
                     if buffered { (c.first_page + c.admitted_pages, c.linking_pages) } else { (c.first_page, c.pages) };
@@ -815,11 +851,23 @@ impl Ssd {
 
     /// Admit writes waiting for buffer room; complete flushes once everything is on flash.
     fn buffer_drained(&mut self, now_ns: u64) {
-        while let Some(&slot) = self.cache_waiters.front() {
-            if !self.admit_write(now_ns, slot) {
-                break;
+        for part in 0..self.cache_waiters.len() {
+            while let Some(&slot) = self.cache_waiters[part].front() {
+                if self.admit_write(now_ns, slot) {
+                    self.cache_waiters[part].pop_front();
+                    continue;
+                }
+                // A write over two flows' ranges now waits for the other's cache.
+                let c = self.cmd(slot);
+                let next = self.part_of(c.first_page + c.admitted_pages, self.cache.len());
+                if next == part {
+                    break;
+                }
+                self.cache_waiters[part].pop_front();
+                if !self.cache_waiters[next].contains(&slot) {
+                    self.cache_waiters[next].push_back(slot);
+                }
             }
-            self.cache_waiters.pop_front();
         }
         match self.buffer_filling {
             // The write taking its data as room frees: its next chunk, unless one is on the link.
@@ -988,8 +1036,8 @@ impl Device for Ssd {
                 "flash_program_turnaround_us".into(),
                 StatValue::Value(mean_us(self.stats.program_turnaround_ns, self.stats.program_transactions)),
             ),
-            ("write_cache_hot_writes".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.hot_writes))),
-            ("write_cache_read_hits".into(), StatValue::Count(self.cache.as_ref().map_or(0, |c| c.read_hits))),
+            ("write_cache_hot_writes".into(), StatValue::Count(self.cache.iter().map(|c| c.hot_writes).sum())),
+            ("write_cache_read_hits".into(), StatValue::Count(self.cache.iter().map(|c| c.read_hits).sum())),
             ("mapping_cache_hits".into(), StatValue::Count(self.mapping.iter().map(|m| m.hits).sum())),
             ("mapping_cache_misses".into(), StatValue::Count(self.mapping.iter().map(|m| m.misses).sum())),
             ("die_utilisation".into(), StatValue::Value(busy as f64 / (elapsed as f64 * self.dies.len() as f64))),

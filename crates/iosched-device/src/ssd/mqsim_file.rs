@@ -162,6 +162,8 @@ const HONOURED: &[&str] = &[
     "Data_Cache_DRAM_tRCD",
     "Data_Cache_DRAM_tCL",
     "Data_Cache_DRAM_tRP",
+    "Data_Cache_Sharing_Mode",
+    "CMT_Sharing_Mode",
     "Address_Mapping",
     "Ideal_Mapping_Table",
     "CMT_Capacity",
@@ -196,8 +198,6 @@ const NOT_MODELLED: &[&str] = &[
     "Enable_ResponseTime_Logging",
     "ResponseTime_Logging_Period_Length",
     "Queue_Fetch_Size",
-    "Data_Cache_Sharing_Mode",
-    "CMT_Sharing_Mode",
     "Plane_Allocation_Scheme",
     "Transaction_Scheduling_Policy",
     "GC_Hard_Threshold",
@@ -357,7 +357,9 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
         .collect::<Vec<_>>()
         .join(",");
     params.mapping_writeback_held = hold_written_back;
-    params.mapping_cache_per_flow = hold_written_back;
+    // MQSim's SHARED mode gives each flow a table of the whole size (conform=mqsim follows it; the refined
+    // model shares one); EQUAL_PARTITIONING gives each flow its share in both.
+    params.mapping_cache_per_flow = hold_written_back || params.mapping_cache_divided;
     // MQSim without preconditioning maps a page on its first read (a change to write back); iosched's drive
     // holds the data already, but follows MQSim's bookkeeping unless asked for the refined model.
     let preconditioning = settings.or("Enabled_Preconditioning", true, |s| s.flag("Enabled_Preconditioning"))?;
@@ -453,6 +455,15 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
     let cache_bytes = s.int("Data_Cache_Capacity", 0, 1 << 50)?;
     let ideal_mapping = s.or("Ideal_Mapping_Table", false, |s| s.flag("Ideal_Mapping_Table"))?;
     let cmt_bytes = s.int("CMT_Capacity", 0, 1 << 50)?;
+    // How the data cache and the mapping cache are shared among a workload's flows
+    // (Data_Cache_Manager_Flash_Advanced.cpp, Address_Mapping_Unit_Page_Level.cpp): EQUAL_PARTITIONING gives
+    // each flow an equal share of its own.
+    let sharing = ["SHARED", "EQUAL_PARTITIONING"];
+    let cache_divided = s
+        .or("Data_Cache_Sharing_Mode", "SHARED".to_string(), |s| s.word("Data_Cache_Sharing_Mode", &sharing))?
+        == "EQUAL_PARTITIONING";
+    let cmt_divided = s.or("CMT_Sharing_Mode", "SHARED".to_string(), |s| s.word("CMT_Sharing_Mode", &sharing))?
+        == "EQUAL_PARTITIONING";
     let seed = s.or("Seed", 321, |s| s.int("Seed", 0, u32::MAX as u64))?;
     // The DRAM's timing, each read once: a bad value is an error, never a silent default.
     let dram_rate_mt = s.number("Data_Cache_DRAM_Data_Rate", 1.0, 1e6)?;
@@ -551,6 +562,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         physical_blocks_per_die: Some(blocks_per_die),
         mapping_cache_parts: 1,
         mapping_cache_per_flow: false,
+        mapping_cache_divided: cmt_divided,
         cmt_entries: if ideal_mapping { 0 } else { (cmt_bytes / cmt_entry_bytes).max(1) },
         translation_entries_per_page: (page_bytes / gtd_entry_bytes).max(1),
         mapping_read_bytes: SECTOR_BYTES,
@@ -562,6 +574,8 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         cleaning_per_plane: true,
         mqsim_cleaning: None,
         write_cache: (cache_bytes >= page_bytes).then(|| cache_params(total_planes)),
+        write_cache_parts: 1,
+        write_cache_per_flow: cache_divided,
     };
     params.ftl_geometry().check().map_err(|e| format!("{}: {e}", s.file))?;
     Ok((params, logical_sectors_per_plane))
@@ -648,5 +662,32 @@ mod tests {
         assert_eq!(d.params.cmt_entries, 0);
         // The drive describes itself as the spec that builds it again.
         assert_eq!(d.params.describe(), "mqsim:ssdconfig.xml,Overprovisioning_Ratio=0.25,Ideal_Mapping_Table=true");
+    }
+
+    #[test]
+    fn sharing_modes_give_each_flow_a_share_of_the_caches() {
+        // Shipped: SHARED, which MQSim gives each flow a mapping cache of the whole size (conform=mqsim).
+        let d = parse(SHIPPED, "ssdconfig.xml", &[]).unwrap();
+        assert!(d.params.mapping_cache_per_flow && !d.params.mapping_cache_divided);
+        assert!(!d.params.write_cache_per_flow);
+        let d = parse(
+            SHIPPED,
+            "ssdconfig.xml",
+            &[("Data_Cache_Sharing_Mode", "equal_partitioning"), ("CMT_Sharing_Mode", "EQUAL_PARTITIONING")],
+        )
+        .unwrap();
+        assert!(d.params.write_cache_per_flow && d.params.mapping_cache_divided && d.params.mapping_cache_per_flow);
+        // Read and modelled: no longer named as without effect.
+        assert!(!d.warnings.iter().any(|w| w.contains("Data_Cache_Sharing_Mode") || w.contains("CMT_Sharing_Mode")));
+        // The refined model shares one mapping cache, unless the file partitions it.
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("conform", "refined")]).unwrap();
+        assert!(!d.params.mapping_cache_per_flow);
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("conform", "refined"), ("CMT_Sharing_Mode", "EQUAL_PARTITIONING")])
+            .unwrap();
+        assert!(d.params.mapping_cache_per_flow && d.params.mapping_cache_divided);
+        // MQSim's words only; its CMT enum's name EQUAL_SIZE_PARTITIONING is not one of them.
+        let bad = SHIPPED.replace("<CMT_Sharing_Mode>SHARED<", "<CMT_Sharing_Mode>EQUAL_SIZE_PARTITIONING<");
+        let e = parse(&bad, "x.xml", &[]).unwrap_err();
+        assert!(e.starts_with("x.xml:") && e.contains("CMT_Sharing_Mode") && e.contains("EQUAL_PARTITIONING"), "{e}");
     }
 }

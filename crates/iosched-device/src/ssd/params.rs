@@ -148,6 +148,9 @@ pub struct SsdParams {
     /// Whether a workload's flows each get a mapping cache (`mapping_cache_parts` = the number of flows), as
     /// MQSim's SHARED mode in effect gives them.
     pub mapping_cache_per_flow: bool,
+    /// Whether the parts share `cmt_entries` between them (each holds its equal share, MQSim's
+    /// `CMT_Sharing_Mode` EQUAL_PARTITIONING) rather than each holding them all.
+    pub mapping_cache_divided: bool,
     /// Mapping entries one translation page holds.
     pub translation_entries_per_page: u64,
     pub mapping_read_bytes: u64,
@@ -180,6 +183,12 @@ pub struct SsdParams {
     pub mqsim_cleaning: Option<MqsimCleaning>,
     /// A DRAM data cache with hot/cold separation in place of the write buffer (MQSim's write cache).
     pub write_cache: Option<super::write_cache::WriteCacheParams>,
+    /// Data caches, one per equal part of the logical space, each with its equal share of the capacity and a
+    /// back-pressure bound of its own, sharing one DRAM channel (1: one for the drive). MQSim's
+    /// `Data_Cache_Sharing_Mode` EQUAL_PARTITIONING gives each flow its own.
+    pub write_cache_parts: u32,
+    /// Whether a workload's flows each get a data cache (`write_cache_parts` = the number of flows).
+    pub write_cache_per_flow: bool,
 }
 
 impl SsdParams {
@@ -337,6 +346,7 @@ fn nvme() -> SsdParams {
         cmt_entries: 0,
         mapping_cache_parts: 1,
         mapping_cache_per_flow: false,
+        mapping_cache_divided: false,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
@@ -347,6 +357,8 @@ fn nvme() -> SsdParams {
         cleaning_per_plane: false,
         mqsim_cleaning: None,
         write_cache: None,
+        write_cache_parts: 1,
+        write_cache_per_flow: false,
     }
 }
 
@@ -392,6 +404,7 @@ fn netflix() -> SsdParams {
         cmt_entries: 0,
         mapping_cache_parts: 1,
         mapping_cache_per_flow: false,
+        mapping_cache_divided: false,
         translation_entries_per_page: 1024,
         mapping_read_bytes: 512,
         mapping_writeback_held: false,
@@ -402,6 +415,8 @@ fn netflix() -> SsdParams {
         cleaning_per_plane: false,
         mqsim_cleaning: None,
         write_cache: None,
+        write_cache_parts: 1,
+        write_cache_per_flow: false,
     }
 }
 

@@ -77,7 +77,6 @@ pub struct WriteCache {
     recent: FxHashSet<u64>,
     next_reset_ns: u64,
     in_flight_sectors: u64,
-    pub dram_free_ns: u64,
     pub hot_writes: u64,
     pub read_hits: u64,
 }
@@ -89,7 +88,6 @@ impl WriteCache {
             recent: FxHashSet::default(),
             next_reset_ns: 0,
             in_flight_sectors: 0,
-            dram_free_ns: 0,
             hot_writes: 0,
             read_hits: 0,
             p,
@@ -148,13 +146,6 @@ impl WriteCache {
         let hit = self.slots.get_mut(lpn).is_some();
         self.read_hits += hit as u64;
         hit
-    }
-
-    /// Reserve the DRAM channel for an access of `bytes`; returns when it ends.
-    pub fn dram(&mut self, now_ns: u64, bytes: u64) -> u64 {
-        let start = now_ns.max(self.dram_free_ns);
-        self.dram_free_ns = start + self.p.dram_access_ns(bytes);
-        self.dram_free_ns
     }
 }
 

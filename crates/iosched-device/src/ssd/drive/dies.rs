@@ -504,9 +504,10 @@ impl Ssd {
                             }
                         }
                         None => {
-                            match self.cache.as_mut() {
-                                Some(cache) => cache.written_back(pp.lpn, pp.bytes),
-                                None => self.buffer_used_bytes -= pp.bytes as u64,
+                            if self.cache.is_empty() {
+                                self.buffer_used_bytes -= pp.bytes as u64;
+                            } else {
+                                self.cache_for(pp.lpn).written_back(pp.lpn, pp.bytes);
                             }
                             self.unprogrammed_pages -= 1;
                         }
