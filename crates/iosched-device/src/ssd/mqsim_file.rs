@@ -95,7 +95,7 @@
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::GcPolicy;
-use super::params::{ChannelCommandNs, MqsimCleaning, Precondition, SsdParams, TrimMode};
+use super::params::{ChannelCommandNs, MqsimCleaning, PageTypes, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCacheParams;
 use iosched_core::units;
 use std::collections::BTreeMap;
@@ -416,20 +416,23 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         "MLC" => &["LSB", "MSB"],
         _ => &["LSB", "CSB", "MSB"],
     };
-    let mut mean_ns = |what: &str| -> Result<u64, String> {
-        let values: Vec<f64> =
-            types.iter().map(|t| s.number(&format!("Page_{what}_Latency_{t}"), 1.0, 1e10)).collect::<Result<_, _>>()?;
-        if values.iter().any(|v| *v != values[0]) {
-            warnings.push(format!(
-                "{}: {what} latencies differ by page type ({}): iosched charges every page their mean",
-                s.file,
-                types.iter().zip(&values).map(|(t, v)| format!("{t} {v} ns")).collect::<Vec<_>>().join(", ")
-            ));
+    // Each page type's latency (MQSim truncates them to integer ns), and their mean for translation pages.
+    let by_type = |what: &str| -> Result<[u64; 3], String> {
+        let mut ns = [0; 3];
+        for (i, t) in types.iter().enumerate() {
+            ns[i] = s.number(&format!("Page_{what}_Latency_{t}"), 1.0, 1e10)? as u64;
         }
-        Ok((values.iter().sum::<f64>() / values.len() as f64).round() as u64)
+        Ok(ns)
     };
-    let read_ns = mean_ns("Read")?;
-    let program_ns = mean_ns("Program")?;
+    let (read_by_type, program_by_type) = (by_type("Read")?, by_type("Program")?);
+    let mean = |ns: &[u64; 3]| (ns[..types.len()].iter().sum::<u64>() as f64 / types.len() as f64).round() as u64;
+    let (read_ns, program_ns) = (mean(&read_by_type), mean(&program_by_type));
+    let uniform = |ns: &[u64; 3]| ns[..types.len()].iter().all(|&v| v == ns[0]);
+    let page_types = (!(uniform(&read_by_type) && uniform(&program_by_type))).then_some(PageTypes {
+        bits_per_cell: types.len() as u32,
+        read_ns: read_by_type,
+        program_ns: program_by_type,
+    });
     let erase_ns = s.number("Block_Erase_Latency", 1.0, 1e11)? as u64;
     let width_bytes = s.int("Flash_Channel_Width", 1, 64)?;
     let transfer_mt_per_s = s.number("Channel_Transfer_Rate", 1.0, 1e6)?;
@@ -541,6 +544,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         read_ns,
         program_ns,
         erase_ns,
+        page_types,
         channel_bytes_per_s: (transfer_mt_per_s * 1e6) as u64 * width_bytes,
         host_read_bytes_per_s: (lane_gb_per_s * 1e9) as u64 * lanes,
         host_write_bytes_per_s: (lane_gb_per_s * 1e9) as u64 * lanes,

@@ -98,9 +98,14 @@ pub struct SsdParams {
     /// `program_pages` planes, pages stripe over them after the dies, and one operation programs pages of one
     /// group's different planes only when they fall on the same page of their blocks (MQSim's multi-plane rule).
     pub plane_groups: u32,
+    /// A page read's and a page program's flash time; with `page_types`, their mean over the page types, which
+    /// translation pages are charged (where they live is not modelled).
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
+    /// Pages whose read and program times depend on their place in the block (multi-level cells: MQSim's
+    /// Flash_Chip charges MLC and TLC pages by type); None: every page costs `read_ns` and `program_ns`.
+    pub page_types: Option<PageTypes>,
     /// Flash channel (ONFI bus) rate, bytes per second.
     pub channel_bytes_per_s: u64,
     /// What the controller and host link move per second, per direction.
@@ -191,7 +196,41 @@ pub struct SsdParams {
     pub write_cache_per_flow: bool,
 }
 
+/// Read and program times by page type (LSB, CSB, MSB) of a multi-level-cell flash, and which type each page of
+/// a block is, as MQSim's Flash_Chip::Get_command_execution_latency numbers them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageTypes {
+    /// 2 (MLC: LSB and MSB pages alternate) or 3 (TLC).
+    pub bits_per_cell: u32,
+    pub read_ns: [u64; 3],
+    pub program_ns: [u64; 3],
+}
+
+impl PageTypes {
+    /// The type (0 LSB, 1 CSB or MSB for MLC, 2 MSB) of the `page`th page of a block. MLC: even pages LSB, odd
+    /// MSB. TLC: pages 0-5 LSB, 6-7 CSB, then pairs of pages LSB, CSB, MSB in turn (MQSim's order, after
+    /// Yaakobi et al., "Characterization and Error-Correcting Codes for TLC Flash Memories", ICNC 2012).
+    pub fn of_page(&self, page: u32) -> usize {
+        match self.bits_per_cell {
+            2 => (page % 2) as usize,
+            _ if page <= 5 => 0,
+            _ if page <= 7 => 1,
+            _ => ((page - 8) / 2 % 3) as usize,
+        }
+    }
+}
+
 impl SsdParams {
+    /// The flash time of reading the `page`th page of a block.
+    pub fn read_ns_at(&self, page: u32) -> u64 {
+        self.page_types.as_ref().map_or(self.read_ns, |t| t.read_ns[t.of_page(page)])
+    }
+
+    /// The flash time of programming the `page`th page of a block.
+    pub fn program_ns_at(&self, page: u32) -> u64 {
+        self.page_types.as_ref().map_or(self.program_ns, |t| t.program_ns[t.of_page(page)])
+    }
+
     pub fn dies(&self) -> u32 {
         self.channels * self.dies_per_channel
     }
@@ -324,6 +363,7 @@ fn nvme() -> SsdParams {
         read_ns: 75 * US,
         program_ns: 750 * US,
         erase_ns: 3800 * US,
+        page_types: None,
         channel_bytes_per_s: 333_000_000,
         host_read_bytes_per_s: 3_200_000_000,
         host_write_bytes_per_s: 3_200_000_000,
@@ -382,6 +422,7 @@ fn netflix() -> SsdParams {
         read_ns: 50 * US,
         program_ns: 240 * US,
         erase_ns: 3000 * US,
+        page_types: None,
         channel_bytes_per_s: 200_000_000,
         host_read_bytes_per_s: 300_000_000,
         host_write_bytes_per_s: 400_000_000,
@@ -483,6 +524,20 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_types_follow_mqsims_numbering() {
+        let t = |bits| PageTypes { bits_per_cell: bits, read_ns: [1, 2, 3], program_ns: [10, 20, 30] };
+        let mlc: Vec<usize> = (0..6).map(|p| t(2).of_page(p)).collect();
+        assert_eq!(mlc, [0, 1, 0, 1, 0, 1]);
+        // TLC: 0-5 LSB, 6-7 CSB, then LSB, LSB, CSB, CSB, MSB, MSB, LSB, ...
+        let tlc: Vec<usize> = (0..16).map(|p| t(3).of_page(p)).collect();
+        assert_eq!(tlc, [0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 0, 0]);
+        let mut p = preset("nvme").unwrap();
+        assert_eq!((p.read_ns_at(13), p.program_ns_at(13)), (p.read_ns, p.program_ns));
+        p.page_types = Some(t(3));
+        assert_eq!((p.read_ns_at(13), p.program_ns_at(13)), (3, 30));
+    }
 
     #[test]
     fn op_is_the_spare_beside_the_data_with_the_cleaning_reserve_on_top() {

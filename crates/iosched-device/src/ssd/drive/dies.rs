@@ -21,6 +21,11 @@ impl Ssd {
         (plane, page)
     }
 
+    /// The page of its block that physical page `ppn` is.
+    fn page_in_block(&self, ppn: Ppn) -> u32 {
+        (ppn % self.ftl.geometry().pages_per_block as u64) as u32
+    }
+
     /// A buffered page ready for its die: queue its program (with planes, at its plane's write frontier).
     pub(super) fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
         let die = self.die_of_lpn(pp.lpn);
@@ -309,18 +314,21 @@ impl Ssd {
         // so a channel idle while dies sense serves whoever needs it meanwhile.
         let cleaning_first =
             p.cleaning_before_reads && (!d.gc_copies.is_empty() || !d.gc_writes.is_empty() || !d.gc_erases.is_empty());
+        // Each read's sensing time: by the type of the page read (a multi-plane read's first page, as MQSim
+        // times it), translation pages at the mean.
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
-            Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes))
+            Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes, p.read_ns))
         } else if let Some(bytes) = gc_read_bytes {
-            Some((DieOp::GcRead, bytes))
+            let from = d.gc_moving.first().map_or(0, |&(from, _)| from);
+            Some((DieOp::GcRead, bytes, p.read_ns_at(self.page_in_block(from))))
         } else if cleaning_first {
             None
-        } else if let Some(&(slot, _, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
-            Some((DieOp::Read { slot }, bytes as u64))
+        } else if let Some(&(slot, ppn, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
+            Some((DieOp::Read { slot }, bytes as u64, p.read_ns_at(self.page_in_block(ppn))))
         } else {
             None
         };
-        if let Some((op, bytes)) = read {
+        if let Some((op, bytes, sense_ns)) = read {
             let cmd_ns = commands.read;
             if cmd_ns > 0 {
                 self.channel_free_ns[ch] = now_ns + cmd_ns;
@@ -333,7 +341,7 @@ impl Ssd {
             let d = &mut self.dies[die as usize];
             d.op = op;
             d.op_started_ns = now_ns;
-            d.op_end_ns = now_ns + cmd_ns + self.p.read_ns;
+            d.op_end_ns = now_ns + cmd_ns + sense_ns;
             d.sensed_bytes = bytes;
             let at = d.op_end_ns;
             self.schedule(at, Event::Sensed(die));
@@ -345,18 +353,24 @@ impl Ssd {
             let mut taken = std::mem::take(&mut self.dies[die as usize].gc_moving);
             self.take_multi_plane(die, |d| &mut d.gc_writes, |&(_, to)| to, &mut taken);
             let planes = taken.len() as u64;
+            let program_ns = self.p.program_ns_at(self.page_in_block(taken.first().map_or(0, |&(_, to)| to)));
             self.dies[die as usize].gc_moving = taken;
             let start =
                 now_ns.max(self.channel_free_ns[ch]) + commands.program + (planes - 1) * commands.program_extra_plane;
             self.channel_free_ns[ch] = start + self.page_transfer_ns(planes);
-            (DieOp::GcWrite, self.channel_free_ns[ch] + self.p.program_ns)
+            (DieOp::GcWrite, self.channel_free_ns[ch] + program_ns)
         } else if !d.gc_copies.is_empty() && !p.gc_copies_over_channel {
             let k = d.gc_copies.len().min(p.program_pages as usize);
-            for _ in 0..k {
-                let copy = self.dies[die as usize].gc_copies.pop_front().expect("a copy");
-                self.copy_placed(copy);
+            let (mut reads_ns, mut program_ns) = (0, 0);
+            for i in 0..k {
+                let (from, to) = self.dies[die as usize].gc_copies.pop_front().expect("a copy");
+                self.copy_placed((from, to));
+                reads_ns += self.p.read_ns_at(self.page_in_block(from));
+                if i == 0 {
+                    program_ns = self.p.program_ns_at(self.page_in_block(to));
+                }
             }
-            (DieOp::GcCopy, now_ns + k as u64 * self.p.read_ns + self.p.program_ns)
+            (DieOp::GcCopy, now_ns + reads_ns + program_ns)
         } else if !d.gc_erases.is_empty() {
             // With MQSim's cleaning, one multi-plane erase takes victims of the same group's other planes too.
             let mut taken = std::mem::take(&mut self.dies[die as usize].erasing);
@@ -428,6 +442,11 @@ impl Ssd {
                 }
                 self.ftl.write(pp.lpn);
             }
+            // tPROG by the type of the first page (where the FTL put it), as MQSim times a multi-plane program.
+            let program_ns = match (&self.p.page_types, taken.first().and_then(|pp| self.ftl.lookup(pp.lpn))) {
+                (Some(_), Some(ppn)) => self.p.program_ns_at(self.page_in_block(ppn)),
+                _ => self.p.program_ns,
+            };
             self.stats.multi_page_programs += (taken.len() > 1) as u64;
             // What the writes put in the pages goes over the channel (a whole page when it is unknown).
             let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
@@ -436,7 +455,7 @@ impl Ssd {
             let cmd_ns = commands.program + (planes - 1) * commands.program_extra_plane;
             let start = now_ns.max(self.channel_free_ns[ch]) + cmd_ns;
             self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
-            let end_ns = self.channel_free_ns[ch] + p.program_ns;
+            let end_ns = self.channel_free_ns[ch] + program_ns;
             if self.p.mqsim_cleaning.is_some() {
                 for (pool, before) in opened {
                     self.pool_opened_blocks(pool, before);
