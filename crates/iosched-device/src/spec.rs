@@ -135,6 +135,9 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     if params.mapping_cache_per_flow {
         params.mapping_cache_parts = filled.len().max(1) as u32;
     }
+    if let Some(window) = params.fetch_window_per_flow {
+        params.queue_depth = params.queue_depth.min(window.saturating_mul(filled.len().max(1) as u32));
+    }
     if params.write_cache_per_flow {
         params.write_cache_parts = filled.len().max(1) as u32;
     }

@@ -68,7 +68,7 @@ fn mqsims_shipped_files_run_unchanged_every_scenario() {
     assert_eq!(lines[2]["flows"][0]["requests"], 6999);
     // The warning names the settings iosched does not model, and none is an error.
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not modelled") && stderr.contains("Queue_Fetch_Size"), "{stderr}");
+    assert!(stderr.contains("not modelled") && stderr.contains("Flash_Comm_Protocol"), "{stderr}");
 }
 
 #[test]
@@ -222,6 +222,33 @@ fn caches_partitioned_per_flow_agree_with_mqsim() {
     );
     let (failures, flows) = outside_bounds(&rows);
     assert_eq!(flows, 4, "both flows of both scenarios");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn the_tpcc_trace_on_slower_flash_agrees_with_mqsim() {
+    // MQSim's tpcc trace (6,999 requests in 136 ms) on the shipped drive with slower flash: programs of 1.25 ms,
+    // and MLC pages of two types (LSB programs 0.5 ms, MSB 2 ms and reads 125 us). Its writes then arrive faster
+    // than the drive programs them and back up, and MQSim's NVMe interface fetches a flow's commands only while
+    // fewer than Queue_Fetch_Size (512) are in the drive, so reads queue behind the backed-up writes. iosched
+    // had taken every command at once (reads 1.6 ms against MQSim's 13.9 ms): 27 % and 30 % under MQSim's mean
+    // response; and it had charged every page the types' mean.
+    let Some(mqsim) = mqsim() else { return };
+    let rows = conformance_rows(
+        &mqsim,
+        &[
+            "--scenario",
+            "3",
+            "--set",
+            "Page_Program_Latency_LSB=1250000,Page_Program_Latency_MSB=1250000",
+            "--set",
+            "Page_Read_Latency_MSB=125000,Page_Program_Latency_LSB=500000,Page_Program_Latency_MSB=2000000",
+            "--jobs",
+            "2",
+        ],
+    );
+    let (failures, flows) = outside_bounds(&rows);
+    assert_eq!(flows, 2, "the trace's flow on each device file");
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

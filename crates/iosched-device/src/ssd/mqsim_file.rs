@@ -154,6 +154,7 @@ const HONOURED: &[&str] = &[
     "Enabled_Preconditioning",
     "HostInterface_Type",
     "IO_Queue_Depth",
+    "Queue_Fetch_Size",
     "Caching_Mechanism",
     "Data_Cache_Capacity",
     "Data_Cache_DRAM_Row_Size",
@@ -197,7 +198,6 @@ const NOT_MODELLED: &[&str] = &[
     "SATA_Processing_Delay",
     "Enable_ResponseTime_Logging",
     "ResponseTime_Logging_Period_Length",
-    "Queue_Fetch_Size",
     "Plane_Allocation_Scheme",
     "Transaction_Scheduling_Policy",
     "GC_Hard_Threshold",
@@ -443,6 +443,12 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         warnings.push(format!("{}: a SATA host interface is modelled as NVMe with its queue depth", s.file));
     }
     let queue_depth = s.int("IO_Queue_Depth", 1, 65535)? as u32;
+    // NVMe: the host interface fetches a flow's commands while fewer than this many are in the drive
+    // (Host_Interface_NVMe.cpp, Input_Stream_Manager_NVMe).
+    let fetch_window = (host == "NVME")
+        .then(|| s.or("Queue_Fetch_Size", queue_depth as u64, |s| s.int("Queue_Fetch_Size", 1, 65535)))
+        .transpose()?
+        .map(|w| w as u32);
     let op = s.number("Overprovisioning_Ratio", 0.0, 0.9)?;
     let gc_threshold = s.number("GC_Exec_Threshold", 0.0, 0.9)?;
     let gc = s.or("GC_Block_Selection_Policy", "GREEDY".to_string(), |s| {
@@ -550,6 +556,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         host_write_bytes_per_s: (lane_gb_per_s * 1e9) as u64 * lanes,
         command_ns: 0,
         queue_depth,
+        fetch_window_per_flow: fetch_window,
         capacity_bytes: logical_pages_per_plane * total_planes * page_bytes,
         op: op / (1.0 - op).max(1e-9),
         gc_free_blocks,
@@ -613,7 +620,7 @@ mod tests {
         assert!(p.cleaning_per_plane);
         assert_eq!((p.ftl_geometry().pools, p.ftl_geometry().blocks_per_pool), (32 * 4, 2048));
         assert_eq!(p.gc_free_blocks, 102); // 5 % of 2,048, rounded down as MQSim does
-        assert!(d.warnings.iter().any(|w| w.contains("not modelled") && w.contains("Queue_Fetch_Size")));
+        assert!(d.warnings.iter().any(|w| w.contains("not modelled") && w.contains("Flash_Comm_Protocol")));
     }
 
     #[test]
@@ -666,6 +673,16 @@ mod tests {
         assert_eq!(d.params.cmt_entries, 0);
         // The drive describes itself as the spec that builds it again.
         assert_eq!(d.params.describe(), "mqsim:ssdconfig.xml,Overprovisioning_Ratio=0.25,Ideal_Mapping_Table=true");
+    }
+
+    #[test]
+    fn the_fetch_window_is_read_for_nvme_only() {
+        let d = parse(SHIPPED, "ssdconfig.xml", &[]).unwrap();
+        assert_eq!((d.params.queue_depth, d.params.fetch_window_per_flow), (65535, Some(512)));
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("HostInterface_Type", "SATA")]).unwrap();
+        assert_eq!(d.params.fetch_window_per_flow, None);
+        let e = parse(SHIPPED, "x.xml", &[("Queue_Fetch_Size", "0")]).unwrap_err();
+        assert!(e.contains("Queue_Fetch_Size") && e.contains("from 1"), "{e}");
     }
 
     #[test]

@@ -114,6 +114,10 @@ pub struct SsdParams {
     /// Firmware time to take a command.
     pub command_ns: u64,
     pub queue_depth: u32,
+    /// MQSim's Queue_Fetch_Size: the commands of a flow's submission queue the drive fetches and holds at once
+    /// (the rest wait in the queue, their time counted). With a workload's flows known, `queue_depth` becomes
+    /// at most this many per flow, one window the flows share (MQSim gives each flow one).
+    pub fetch_window_per_flow: Option<u32>,
     /// Logical capacity.
     pub capacity_bytes: u64,
     /// Over-provisioning: the spare the cleaning works with, as a share of the logical capacity; the drive has
@@ -369,6 +373,7 @@ fn nvme() -> SsdParams {
         host_write_bytes_per_s: 3_200_000_000,
         command_ns: 5 * US,
         queue_depth: 1024,
+        fetch_window_per_flow: None,
         capacity_bytes: ((physical_bytes as f64 / 1.07) as u64) / units::GIB * units::GIB,
         op: 0.07,
         gc_free_blocks: 4,
@@ -428,6 +433,7 @@ fn netflix() -> SsdParams {
         host_write_bytes_per_s: 400_000_000,
         command_ns: 10 * US,
         queue_depth: 32,
+        fetch_window_per_flow: None,
         capacity_bytes: 1024 * units::GIB,
         op: 0.10,
         gc_free_blocks: 4,
