@@ -112,7 +112,7 @@ fn mqsim_workload_target(input: &[u8]) {
             for scenario in w.scenarios.iter().take(4) {
                 for flow in scenario.flows.iter().take(8) {
                     if let FlowKind::Synthetic(s) = &flow.kind {
-                        let text = mqsim_workload::fio_job("flow", s, flow.priority, 0, 1 << 30);
+                        let text = mqsim_workload::fio_job("flow", s, flow.priority, flow.caching, 0, 1 << 30);
                         let jobs = fio::parse_str(&text, "flow.fio")
                             .unwrap_or_else(|e| panic!("a flow's fio job is refused: {e}\n{text}"));
                         simulate_briefly(&mut Workload::from_jobs(&jobs), input);

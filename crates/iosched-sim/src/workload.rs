@@ -17,6 +17,8 @@ pub struct TimedIo {
     pub class: IoClass,
     pub level: u8,
     pub sync: bool,
+    /// Forced unit access: past the drive's caches (a write complete once on the media, a read from it).
+    pub fua: bool,
 }
 
 /// One source of requests.
@@ -128,6 +130,7 @@ impl Workload {
             class: IoClass::Be,
             level: iosched_core::request::LEVEL_DEFAULT,
             sync: r.sync,
+            fua: false,
         });
         match replay {
             Replay::Closed { depth } => {

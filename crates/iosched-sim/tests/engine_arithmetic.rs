@@ -112,6 +112,7 @@ fn open_loop_requests_arrive_at_their_times_whatever_the_device_does() {
             class: IoClass::Be,
             level: 4,
             sync: true,
+            fua: false,
         })
         .collect();
     let mut workload = Workload::default();

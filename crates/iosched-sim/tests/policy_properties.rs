@@ -75,6 +75,7 @@ prop_compose! {
                     class: IoClass::from_ioprio_class(class).unwrap(),
                     level,
                     sync: op == Op::Read,
+                    fua: false,
                 }
             })
             .collect();
@@ -389,6 +390,7 @@ fn the_bound_check_catches_a_policy_that_breaks_it() {
         class: IoClass::Be,
         level: 4,
         sync: true,
+        fua: false,
     }];
     requests.push(TimedIo { at_ns: 1, offset_bytes: 0, stream: 1, ..requests[0] });
     for i in 0..50u64 {
@@ -416,6 +418,7 @@ fn the_time_checks_catch_a_policy_that_breaks_them() {
         class: IoClass::Be,
         level: 4,
         sync: true,
+        fua: false,
     };
     let mut requests = vec![first, TimedIo { at_ns: 1, offset_bytes: 1 << 30, stream: 1, ..first }];
     for i in 0..50u64 {
@@ -458,6 +461,7 @@ fn as_does_not_start_a_new_wait_when_its_anticipation_is_broken() {
         class: IoClass::Be,
         level: 0,
         sync: true,
+        fua: false,
     };
     let adv = Adversary {
         requests: vec![

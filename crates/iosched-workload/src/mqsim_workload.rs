@@ -15,6 +15,12 @@
 //! - A trace flow replays an MQSim trace at its times (`Time_Unit`), its addresses wrapped into the flow's
 //!   range as MQSim does, `Percentage_To_Be_Executed` of its requests, `Relay_Count` times.
 //! - NORMAL request sizes are drawn as fio cannot: the mean size is used, and a warning says so.
+//! - A flow's `Device_Level_Data_Caching_Mode` (Data_Cache_Manager_Flash_Advanced.cpp): with the write cache
+//!   (WRITE_CACHE, WRITE_READ_CACHE) its writes complete once in the drive's DRAM; without it (TURNED_OFF,
+//!   READ_CACHE) they go to flash before completing, and with TURNED_OFF its reads go to flash whatever the
+//!   cache holds (iosched: forced unit access). Reads with the cache on are served from it when it holds their
+//!   page; MQSim's READ_CACHE and WRITE_READ_CACHE also keep the pages read from flash, which iosched does not
+//!   (a warning says so).
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +31,28 @@ pub struct Flow {
     pub name: String,
     pub occupancy_percent: f64,
     pub priority: Priority,
+    pub caching: Caching,
     pub kind: FlowKind,
+}
+
+/// MQSim's `Device_Level_Data_Caching_Mode` of a flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caching {
+    TurnedOff,
+    ReadCache,
+    WriteCache,
+    WriteReadCache,
+}
+
+impl Caching {
+    /// Whether the flow's reads and writes bypass the drive's data cache (forced unit access): [read, write].
+    pub fn bypass(self) -> [bool; 2] {
+        match self {
+            Caching::TurnedOff => [true, true],
+            Caching::ReadCache => [false, true],
+            Caching::WriteCache | Caching::WriteReadCache => [false, false],
+        }
+    }
 }
 
 /// MQSim's flow priority classes. URGENT is served first on every chip (iosched: the real-time I/O class);
@@ -193,6 +220,28 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                     _ => Priority::High,
                 },
             };
+            // MQSim leaves the mode unset when the tag is absent; the shipped file's WRITE_CACHE is taken then.
+            let caching = match f.optional("Device_Level_Data_Caching_Mode") {
+                None => Caching::WriteCache,
+                Some((_, line)) => {
+                    let mode = f.word(
+                        "Device_Level_Data_Caching_Mode",
+                        &["TURNED_OFF", "READ_CACHE", "WRITE_CACHE", "WRITE_READ_CACHE"],
+                    )?;
+                    if mode.contains("READ_CACHE") {
+                        warnings.push(format!(
+                            "{file}:{line}: {mode}: pages read from flash are not kept in the data cache (MQSim \
+                             keeps them); reads are served from it only when it holds data written"
+                        ));
+                    }
+                    match mode.as_str() {
+                        "TURNED_OFF" => Caching::TurnedOff,
+                        "READ_CACHE" => Caching::ReadCache,
+                        "WRITE_READ_CACHE" => Caching::WriteReadCache,
+                        _ => Caching::WriteCache,
+                    }
+                }
+            };
             let partial_resources = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"]
                 .iter()
                 .filter_map(|t| f.optional(t))
@@ -228,7 +277,7 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                 FlowKind::Synthetic(_) => format!("Host.IO_Flow.Synth.No_{index}"),
                 FlowKind::Trace { .. } => format!("Host.IO_Flow.Trace.{}", f.text("File_Path")?.0),
             };
-            flows.push(Flow { name, occupancy_percent, priority, kind });
+            flows.push(Flow { name, occupancy_percent, priority, caching, kind });
         }
         if flows.is_empty() {
             return Err(format!("{file}:{}: a scenario with no flows", line_of(scenario)));
@@ -317,7 +366,14 @@ impl Flow {
 }
 
 /// A synthetic flow as fio job text over the byte range `start..start + len` of the device.
-pub fn fio_job(name: &str, s: &Synthetic, priority: Priority, start_bytes: u64, len_bytes: u64) -> String {
+pub fn fio_job(
+    name: &str,
+    s: &Synthetic,
+    priority: Priority,
+    caching: Caching,
+    start_bytes: u64,
+    len_bytes: u64,
+) -> String {
     const SECTOR: u64 = 512;
     let working = ((len_bytes as f64 * s.working_set_percent / 100.0) as u64 / SECTOR).max(s.size_sectors) * SECTOR;
     let bs = s.size_sectors * SECTOR;
@@ -328,6 +384,8 @@ pub fn fio_job(name: &str, s: &Synthetic, priority: Priority, start_bytes: u64, 
     let read = s.read_percent;
     let (class, level) = priority.fio();
     job += &format!("prioclass={class}\nprio={level}\n");
+    let [read_fua, write_fua] = caching.bypass();
+    job += &format!("readfua={}\nwritefua={}\n", read_fua as u8, write_fua as u8);
     match s.address {
         Address::Streaming => job += &format!("rw=rw\nrwmixread={read}\n"),
         Address::Uniform | Address::HotCold(_) => {
@@ -372,6 +430,26 @@ mod tests {
         let FlowKind::Trace { path, percent, .. } = &w.scenarios[2].flows[0].kind else { panic!("trace") };
         assert_eq!((path.as_path(), *percent), (Path::new("/x/traces/tpcc-small.trace"), 100));
         assert_eq!(w.scenarios[2].flows[0].occupancy_percent, 70.0);
+    }
+
+    #[test]
+    fn a_flows_caching_mode_decides_what_bypasses_the_cache() {
+        let w = parse(SHIPPED, "workload.xml", Path::new("/x")).unwrap();
+        assert!(w.scenarios.iter().flat_map(|s| &s.flows).all(|f| f.caching == Caching::WriteCache));
+        assert!(w.warnings.is_empty(), "{:?}", w.warnings);
+        let off = parse(&SHIPPED.replace(">WRITE_CACHE<", ">turned_off<"), "w.xml", Path::new("/x")).unwrap();
+        let flow = &off.scenarios[0].flows[0];
+        assert_eq!(flow.caching, Caching::TurnedOff);
+        let FlowKind::Synthetic(s) = &flow.kind else { panic!("synthetic") };
+        let text = fio_job("f", s, flow.priority, flow.caching, 0, 1 << 30);
+        assert!(text.contains("readfua=1\nwritefua=1\n"), "{text}");
+        let text = fio_job("f", s, flow.priority, Caching::ReadCache, 0, 1 << 30);
+        assert!(text.contains("readfua=0\nwritefua=1\n"), "{text}");
+        // Read caching is not modelled: said.
+        let rc = parse(&SHIPPED.replacen(">WRITE_CACHE<", ">WRITE_READ_CACHE<", 1), "w.xml", Path::new("/x")).unwrap();
+        assert!(rc.warnings.iter().any(|w| w.starts_with("w.xml:") && w.contains("not kept")), "{:?}", rc.warnings);
+        let e = parse(&SHIPPED.replacen(">WRITE_CACHE<", ">SOMETIMES<", 1), "w.xml", Path::new("/x")).unwrap_err();
+        assert!(e.contains("Device_Level_Data_Caching_Mode") && e.contains("TURNED_OFF"), "{e}");
     }
 
     #[test]
@@ -431,7 +509,7 @@ mod tests {
     fn a_synthetic_flow_is_a_fio_job() {
         let w = parse(SHIPPED, "workload.xml", Path::new(".")).unwrap();
         let FlowKind::Synthetic(s) = &w.scenarios[1].flows[0].kind else { panic!("synthetic") };
-        let text = fio_job("f", s, Priority::Urgent, 1 << 30, 1 << 30);
+        let text = fio_job("f", s, Priority::Urgent, Caching::WriteCache, 1 << 30, 1 << 30);
         for line in
             ["prioclass=1", "rw=randrw", "rwmixread=100", "bs=4096", "blockalign=8192", "iodepth=16", "size=536870912"]
         {

@@ -54,7 +54,7 @@ fn issue_of(r: &TimedIo, flow: FlowId) -> Issue {
         level: r.level,
         sync: r.sync,
         verify: false,
-        fua: false,
+        fua: r.fua,
         trim_ranges: false,
     }
 }

@@ -265,7 +265,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
         let start = range_bytes * i as u64;
         match &flow.kind {
             FlowKind::Synthetic(s) => {
-                let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, start, range_bytes);
+                let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, flow.caching, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
                 // On an MQSim device file, the flow issues the requests MQSim's flow issues (the same random
@@ -328,6 +328,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                             class: if flow.priority.fio().0 == 1 { IoClass::Rt } else { IoClass::Be },
                             level: flow.priority.fio().1,
                             sync: r.op == Op::Write,
+                            fua: flow.caching.bypass()[(r.op == Op::Write) as usize],
                         });
                     }
                 }
