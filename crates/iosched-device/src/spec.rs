@@ -79,7 +79,7 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
 
 /// A part of the logical space written before a run: `start` and `len` as shares of the logical capacity, and
 /// how the drive ages it when its device file asks for preconditioning (MQSim's Enabled_Preconditioning).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Filled {
     pub start: f64,
     pub len: f64,
@@ -92,21 +92,31 @@ pub struct Filled {
     /// A synthetic flow of an MQSim workload whose occupied pages MQSim's layout draws as MQSim does (see
     /// [`crate::ssd::ftl::mqsim_layout::MqsimFlowAddresses`]); None: picked uniformly.
     pub mqsim_addresses: Option<crate::ssd::ftl::mqsim_layout::MqsimFlowAddresses>,
+    /// The flash the flow's pages go to on an MQSim device file (its workload's Channel_IDs, Chip_IDs, Die_IDs,
+    /// Plane_IDs; None: all of a kind).
+    pub resources: crate::ssd::mqsim_file::FlowResources,
 }
 
 /// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
 /// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
 /// one per flow of the workload, each flow's range an equal part of the logical space.
 /// Only SSDs keep what was written; other kinds are built as they are, with a warning.
-/// For an MQSim device file (`mqsim:FILE,...`): the first and last logical sector of each of `flows` flows as
-/// MQSim partitions its logical space among them ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]);
-/// None for other devices.
-pub fn mqsim_flow_sector_ranges(spec: &str, flows: u32) -> Result<Option<Vec<(u64, u64)>>, SpecError> {
+/// For an MQSim device file (`mqsim:FILE,...`): the first and last logical sector of each flow as MQSim
+/// partitions its logical space among them, given each flow's resources
+/// ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]), and the drive's logical sectors; None for other
+/// devices.
+pub type FlowRanges = (Vec<(u64, u64)>, u64);
+
+pub fn mqsim_flow_sector_ranges(
+    spec: &str,
+    flows: &[crate::ssd::mqsim_file::FlowResources],
+) -> Result<Option<FlowRanges>, SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let (head, pairs) = split_keys(spec).map_err(err)?;
     let Some(("mqsim", file)) = head.split_once(':') else { return Ok(None) };
     let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
-    Ok(Some(device.flow_sector_ranges(flows)))
+    let ranges = device.flow_sector_ranges(flows).map_err(err)?;
+    Ok(Some((ranges, device.params.capacity_bytes / crate::ssd::mqsim_file::SECTOR_BYTES)))
 }
 
 pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
@@ -121,7 +131,10 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
         }
         Some(("mqsim", file)) => {
             let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
-            (device.params, device.warnings)
+            let mut params = device.params.clone();
+            let mut warnings = device.warnings.clone();
+            place_flows(&device, filled, &mut params, &mut warnings).map_err(err)?;
+            (params, warnings)
         }
         _ => {
             let (device, mut warnings) = load_spec(spec)?;
@@ -159,6 +172,57 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     let device = crate::ssd::Ssd::new(params).map_err(err)?;
     warnings.dedup();
     Ok((Box::new(device), warnings))
+}
+
+/// On an MQSim device file, where the workload's flows' pages go: by `lpn % pools` when the allocation is
+/// CWDP and every flow uses every resource; otherwise by a [`crate::ssd::ftl::pool_map::PoolMap`] over each
+/// flow's range and resources.
+fn place_flows(
+    device: &crate::ssd::mqsim_file::MqsimDevice,
+    filled: &[Filled],
+    params: &mut crate::ssd::params::SsdParams,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    use crate::ssd::ftl::pool_map::{PoolDomain, PoolMap};
+    let resources: Vec<_> = filled.iter().map(|f| f.resources.clone()).collect();
+    let ids = device.resource_ids(&resources)?;
+    let counts = device.counts();
+    let everything = |ids: &[Vec<u32>; 4]| ids.iter().zip(counts).all(|(list, n)| list.len() == n as usize);
+    if params.allocation_order == [0, 1, 2, 3] && ids.iter().all(everything) {
+        return Ok(());
+    }
+    if device.sata && resources.iter().any(|r| r.iter().any(Option::is_some)) {
+        warnings.push(format!(
+            "{}: a SATA drive has one stream: the flows' resource lists do not apply (as in MQSim)",
+            params.preset
+        ));
+    }
+    let ranges = device.flow_sector_ranges(&resources)?;
+    let sectors_per_page = params.page_bytes / crate::ssd::mqsim_file::SECTOR_BYTES;
+    let logical_pages = params.capacity_bytes / params.page_bytes;
+    let mut domains: Vec<PoolDomain> = ranges
+        .iter()
+        .zip(&ids)
+        .map(|(&(first, last), ids)| PoolDomain {
+            first_lpn: (first / sectors_per_page).min(logical_pages),
+            end_lpn: ((last + 1) / sectors_per_page).min(logical_pages),
+            ids: ids.clone(),
+        })
+        .collect();
+    if domains.is_empty() {
+        let all = counts.map(|n| (0..n).collect());
+        domains.push(PoolDomain { first_lpn: 0, end_lpn: logical_pages, ids: all });
+    }
+    params.flow_first_lpns = domains.iter().map(|d| d.first_lpn).collect();
+    params.pool_map = Some(PoolMap { order: params.allocation_order, counts, domains });
+    if params.mqsim_layout.take().is_some() {
+        warnings.push(format!(
+            "{}: with another allocation than CWDP over all the flash, the occupied pages are aged by writing \
+             rather than laid out as MQSim's preconditioning lays them",
+            params.preset
+        ));
+    }
+    Ok(())
 }
 
 /// A spec's `key=value` settings, in order.

@@ -3,8 +3,11 @@
 //!
 //! What MQSim's code does with a flow (../shared/peers/mqsim/src/host, utils/Logical_Address_Partitioning_Unit),
 //! and what iosched makes of it:
-//! - The flows of a scenario that share the device split its logical space into equal consecutive ranges, in
-//!   order; a flow's `Initial_Occupancy_Percentage` of its range is written before the run.
+//! - The flows of a scenario that share the device split its logical space into consecutive ranges, in order:
+//!   equal ones when every flow uses all of the flash; on an MQSim device file, each flow's the logical space
+//!   of the planes its Channel_IDs, Chip_IDs, Die_IDs and Plane_IDs name, shared with the flows that name them
+//!   too, and its pages placed on those planes only (iosched-device's ssd/ftl/pool_map.rs); a flow's
+//!   `Initial_Occupancy_Percentage` of its range is written before the run.
 //! - A synthetic flow draws addresses in the first `Working_Set_Percentage` of its range: RANDOM_UNIFORM,
 //!   RANDOM_HOTCOLD (the first `Percentage_of_Hot_Region` of it takes the rest of the traffic: 100 - p of it),
 //!   or STREAMING (sequential from a random start); aligned down to `Address_Alignment_Unit` sectors when
@@ -32,8 +35,14 @@ pub struct Flow {
     pub occupancy_percent: f64,
     pub priority: Priority,
     pub caching: Caching,
+    /// The flash resources the flow's data is placed on (its Channel_IDs, Chip_IDs, Die_IDs and Plane_IDs, each
+    /// sorted without repeats as MQSim keeps them); None for a list not given: all of them.
+    pub resources: [Option<Vec<u32>>; 4],
     pub kind: FlowKind,
 }
+
+/// A flow's resource lists, in the order of [`Flow::resources`].
+pub const RESOURCE_TAGS: [&str; 4] = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"];
 
 /// MQSim's `Device_Level_Data_Caching_Mode` of a flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,12 +251,21 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                     }
                 }
             };
-            let partial_resources = ["Channel_IDs", "Chip_IDs", "Die_IDs", "Plane_IDs"]
-                .iter()
-                .filter_map(|t| f.optional(t))
-                .any(|(v, _)| v.is_empty());
-            if partial_resources {
-                return Err(format!("{file}:{}: a flow with no resources listed", line_of(node)));
+            let mut resources: [Option<Vec<u32>>; 4] = Default::default();
+            for (slot, tag) in resources.iter_mut().zip(RESOURCE_TAGS) {
+                if let Some((v, line)) = f.optional(tag) {
+                    let mut ids = v
+                        .split(',')
+                        .map(|id| id.trim().parse::<u32>().ok().filter(|&id| id < 1 << 16))
+                        .collect::<Option<Vec<u32>>>()
+                        .filter(|ids| !ids.is_empty())
+                        .ok_or_else(|| {
+                            format!("{file}:{line}: <{tag}>: expected numbers separated by commas, found '{v}'")
+                        })?;
+                    ids.sort_unstable();
+                    ids.dedup();
+                    *slot = Some(ids);
+                }
             }
             let kind = match node.tag_name().name() {
                 "IO_Flow_Parameter_Set_Synthetic" => FlowKind::Synthetic(synthetic(&f, &mut warnings)?),
@@ -277,7 +295,7 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                 FlowKind::Synthetic(_) => format!("Host.IO_Flow.Synth.No_{index}"),
                 FlowKind::Trace { .. } => format!("Host.IO_Flow.Trace.{}", f.text("File_Path")?.0),
             };
-            flows.push(Flow { name, occupancy_percent, priority, caching, kind });
+            flows.push(Flow { name, occupancy_percent, priority, caching, resources, kind });
         }
         if flows.is_empty() {
             return Err(format!("{file}:{}: a scenario with no flows", line_of(scenario)));

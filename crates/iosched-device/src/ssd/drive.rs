@@ -136,9 +136,8 @@ struct PendingProgram {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DieOp {
     Idle,
-    Read {
-        slot: u32,
-    },
+    /// User page reads (`Die::user_reading`), of one plane or, as one multi-plane read, several.
+    Read,
     Program,
     /// A translation page read for the mapping cache.
     MappingRead {
@@ -164,6 +163,9 @@ struct Die {
     /// Page reads: the command, the page, the bytes the command wants from it, when it was queued.
     reads: VecDeque<(u32, Ppn, u32, u64)>,
     urgent_reads: VecDeque<(u32, Ppn, u32, u64)>,
+    /// The user reads the operation in progress senses: one page, or pages at the same place of the blocks of
+    /// one group's planes, read together (MQSim's multi-plane read, TSU_Base::issue_command_to_chip).
+    user_reading: Vec<(u32, Ppn, u32, u64)>,
     mapping_reads: VecDeque<u64>,
     mapping_programs: u32,
     programs: VecDeque<PendingProgram>,
@@ -339,6 +341,12 @@ impl Ssd {
             Precondition::Fresh => Ftl::new(p.ftl_geometry())?,
             Precondition::Steady => steady_state(p.ftl_geometry(), p.seed)?,
         };
+        if let Some(map) = &p.pool_map {
+            if p.precondition == Precondition::Steady {
+                return Err("a steady-state preset with another page allocation is not modelled".into());
+            }
+            ftl.set_pool_map(map.clone())?;
+        }
         ftl.seed_cleaning(p.seed);
         // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
         if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
@@ -362,6 +370,7 @@ impl Ssd {
                 op_end_ns: 0,
                 reads: VecDeque::new(),
                 urgent_reads: VecDeque::new(),
+                user_reading: Vec::new(),
                 mapping_reads: VecDeque::new(),
                 mapping_programs: 0,
                 programs: VecDeque::new(),
@@ -545,8 +554,13 @@ impl Ssd {
         }
     }
 
-    /// Which of `parts` equal parts of the logical space (a workload's flows' ranges) `lpn` is in.
+    /// Which of `parts` equal parts of the logical space (a workload's flows' ranges) `lpn` is in; with the
+    /// flows' own ranges known (`flow_first_lpns`), which flow's.
     fn part_of(&self, lpn: u64, parts: usize) -> usize {
+        let firsts = &self.p.flow_first_lpns;
+        if firsts.len() == parts && parts > 1 {
+            return firsts.partition_point(|&first| first <= lpn).saturating_sub(1);
+        }
         let logical = self.ftl.geometry().logical_pages.max(1);
         // In 64 bits: pages are under 2^32 (FtlGeometry::check) and parts are flows, so the product fits.
         ((lpn * parts as u64 / logical) as usize).min(parts.max(1) - 1)

@@ -22,6 +22,7 @@ use iosched_core::rng::SimRng;
 
 mod fill;
 pub mod mqsim_layout;
+pub mod pool_map;
 
 /// A table entry that says "nothing here" where 0 would mean "as the fill left it".
 const NONE: u32 = u32::MAX;
@@ -157,6 +158,9 @@ pub struct Ftl {
     /// A block filled opens the next at once, as MQSim's write frontiers do ([`Ftl::open_blocks_eagerly`]);
     /// otherwise the next write opens it.
     open_eagerly: bool,
+    /// Where logical pages go when not by `lpn % pools` (MQSim's other allocation schemes, flows on some of
+    /// the flash); [`Ftl::set_pool_map`].
+    pool_map: Option<Box<pool_map::PoolMap>>,
 }
 
 /// What cleaning one victim did, for the drive to charge: valid pages copied (from, to), then one erase.
@@ -198,6 +202,7 @@ impl Ftl {
             cleaning_rng: SimRng::new(1, 0x96a),
             mqsim_rga: None,
             open_eagerly: false,
+            pool_map: None,
         })
     }
 
@@ -214,7 +219,26 @@ impl Ftl {
     }
 
     pub fn pool_of_lpn(&self, lpn: u64) -> u32 {
-        (lpn % self.g.pools as u64) as u32
+        match &self.pool_map {
+            None => (lpn % self.g.pools as u64) as u32,
+            Some(map) => map.pool_of(lpn),
+        }
+    }
+
+    /// Place logical pages as `map` says from now on (on a drive nothing has been written to yet). An error
+    /// when a pool would then hold more logical pages than its blocks take beside the cleaning reserve.
+    pub fn set_pool_map(&mut self, map: pool_map::PoolMap) -> Result<(), String> {
+        let room = (self.g.blocks_per_pool as u64).saturating_sub(self.g.gc_free_blocks as u64 + 2)
+            * self.g.pages_per_block as u64;
+        let loads = map.pages_per_pool(self.g.pools);
+        if let Some((pool, &most)) = loads.iter().enumerate().max_by_key(|(_, &n)| n).filter(|(_, &n)| n > room) {
+            return Err(format!(
+                "the flows' resources put {most} logical pages on plane {pool}, which holds {room} beside its \
+                 cleaning reserve (flows sharing a plane share its space unevenly here; not modelled)"
+            ));
+        }
+        self.pool_map = Some(Box::new(map));
+        Ok(())
     }
 
     pub fn pool_of_ppn(&self, ppn: Ppn) -> u32 {
@@ -644,6 +668,7 @@ impl Ftl {
         let ppb = self.g.pages_per_block as u64;
         let pages_per_pool = self.g.blocks_per_pool as u64 * ppb;
         let fresh = self.fill.is_none()
+            && self.pool_map.is_none()
             && self.pools.iter().all(|d| d.host_open.is_none() && d.free.len() == self.g.blocks_per_pool as usize);
         let fill = fill::Fill::new(self.g.pools, pages_per_pool, &ranges);
         let fits = (0..self.g.pools).all(|d| {

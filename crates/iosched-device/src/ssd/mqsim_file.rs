@@ -134,15 +134,91 @@ pub struct MqsimDevice {
     /// MQSim's logical sectors per plane: its sectors less over-provisioning, before flows share it.
     pub logical_sectors_per_plane: f64,
     pub planes: u64,
+    /// A SATA host interface: one stream, so flows share every resource.
+    pub sata: bool,
 }
 
+/// A flow's flash resources: its channel, chip, die and plane ids (None: all of that kind).
+pub type FlowResources = [Option<Vec<u32>>; 4];
+
 impl MqsimDevice {
-    /// The first and last logical sector of each of `flows` flows that share every plane, as MQSim's
-    /// Logical_Address_Partitioning_Unit gives them: a flow's sectors are its share of each plane's logical
-    /// sectors, rounded down plane by plane, and the flows' ranges follow one another.
-    pub fn flow_sector_ranges(&self, flows: u32) -> Vec<(u64, u64)> {
-        let per_flow = (self.logical_sectors_per_plane / flows.max(1) as f64) as u64 * self.planes;
-        (0..flows.max(1) as u64).map(|i| (i * per_flow, (i + 1) * per_flow - 1)).collect()
+    /// The drive's channels, chips per channel, dies per chip and planes per die.
+    pub fn counts(&self) -> [u32; 4] {
+        let p = &self.params;
+        [p.channels, p.dies_per_channel, p.plane_groups, p.program_pages]
+    }
+
+    /// Each flow's resource ids, every kind listed (a list not given: all), checked against the drive; SATA
+    /// flows use every resource, as MQSim's SATA interface has one stream.
+    pub fn resource_ids(&self, flows: &[FlowResources]) -> Result<Vec<[Vec<u32>; 4]>, String> {
+        let counts = self.counts();
+        let kinds = ["channel", "chip", "die", "plane"];
+        flows
+            .iter()
+            .enumerate()
+            .map(|(flow, r)| {
+                let mut ids: [Vec<u32>; 4] = Default::default();
+                for k in 0..4 {
+                    ids[k] = match &r[k] {
+                        Some(_) if self.sata => (0..counts[k]).collect(),
+                        Some(list) => list.clone(),
+                        None => (0..counts[k]).collect(),
+                    };
+                    if let Some(&bad) = ids[k].iter().find(|&&id| id >= counts[k]) {
+                        return Err(format!(
+                            "flow {flow}: {} id {bad}: the drive has {} {}s (0 to {})",
+                            kinds[k],
+                            counts[k],
+                            kinds[k],
+                            counts[k] - 1
+                        ));
+                    }
+                }
+                Ok(ids)
+            })
+            .collect()
+    }
+
+    /// The first and last logical sector of each flow, as MQSim's Logical_Address_Partitioning_Unit gives
+    /// them: a flow's sectors are, over the planes it uses, each plane's logical sectors divided among the flows
+    /// that use that plane (NVMe; with SATA each flow counts a whole plane), rounded down plane by plane, and
+    /// the flows' ranges follow one another.
+    pub fn flow_sector_ranges(&self, flows: &[FlowResources]) -> Result<Vec<(u64, u64)>, String> {
+        let ids = self.resource_ids(flows)?;
+        let counts = self.counts();
+        let plane_index =
+            |c: u32, w: u32, d: u32, p: u32| (((c * counts[1] + w) * counts[2] + d) * counts[3] + p) as usize;
+        let mut users = vec![0u32; counts.iter().product::<u32>() as usize];
+        let each = |ids: &[Vec<u32>; 4], f: &mut dyn FnMut(usize)| {
+            for &c in &ids[0] {
+                for &w in &ids[1] {
+                    for &d in &ids[2] {
+                        for &p in &ids[3] {
+                            f(plane_index(c, w, d, p));
+                        }
+                    }
+                }
+            }
+        };
+        for flow in &ids {
+            each(flow, &mut |i| users[i] += 1);
+        }
+        let mut first = 0;
+        let mut ranges = Vec::new();
+        for flow in &ids {
+            let mut sectors = 0u64;
+            each(flow, &mut |i| {
+                let share = if self.sata { 1.0 } else { users[i] as f64 };
+                sectors += (self.logical_sectors_per_plane / share) as u64;
+            });
+            ranges.push((first, first + sectors.max(1) - 1));
+            first += sectors;
+        }
+        if ranges.is_empty() {
+            let all = (self.logical_sectors_per_plane as u64 * self.planes).max(1);
+            ranges.push((0, all - 1));
+        }
+        Ok(ranges)
     }
 }
 
@@ -165,6 +241,7 @@ const HONOURED: &[&str] = &[
     "Data_Cache_DRAM_tRP",
     "Data_Cache_Sharing_Mode",
     "CMT_Sharing_Mode",
+    "Plane_Allocation_Scheme",
     "Address_Mapping",
     "Ideal_Mapping_Table",
     "CMT_Capacity",
@@ -198,7 +275,6 @@ const NOT_MODELLED: &[&str] = &[
     "SATA_Processing_Delay",
     "Enable_ResponseTime_Logging",
     "ResponseTime_Logging_Period_Length",
-    "Plane_Allocation_Scheme",
     "Transaction_Scheduling_Policy",
     "GC_Hard_Threshold",
     "Dynamic_Wearleveling_Enabled",
@@ -393,7 +469,10 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
         ));
     }
     let planes = params.dies() as u64 * params.plane_groups as u64 * params.program_pages as u64;
-    Ok(MqsimDevice { params, warnings, logical_sectors_per_plane, planes })
+    let sata = settings
+        .or("HostInterface_Type", "NVME".to_string(), |s| s.word("HostInterface_Type", &["NVME", "SATA"]))?
+        == "SATA";
+    Ok(MqsimDevice { params, warnings, logical_sectors_per_plane, planes, sata })
 }
 
 /// The drive, and MQSim's logical sectors per plane.
@@ -443,6 +522,13 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         warnings.push(format!("{}: a SATA host interface is modelled as NVMe with its queue depth", s.file));
     }
     let queue_depth = s.int("IO_Queue_Depth", 1, 65535)? as u32;
+    // The static allocation's order of channels (C), chips (W), dies (D) and planes (P), the fastest first.
+    let allocation_order = match s.map.get("Plane_Allocation_Scheme") {
+        None => [0, 1, 2, 3],
+        Some(set) => super::ftl::pool_map::PoolMap::order_of(set.value.trim()).ok_or_else(|| {
+            s.bad("Plane_Allocation_Scheme", "one of the 24 orders of C, W, D and P (CWDP, PDWC, ...)")
+        })?,
+    };
     // NVMe: the host interface fetches a flow's commands while fewer than this many are in the drive
     // (Host_Interface_NVMe.cpp, Input_Stream_Manager_NVMe).
     let fetch_window = (host == "NVME")
@@ -557,6 +643,9 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         command_ns: 0,
         queue_depth,
         fetch_window_per_flow: fetch_window,
+        allocation_order,
+        pool_map: None,
+        flow_first_lpns: Vec::new(),
         capacity_bytes: logical_pages_per_plane * total_planes * page_bytes,
         op: op / (1.0 - op).max(1e-9),
         gc_free_blocks,
@@ -683,6 +772,35 @@ mod tests {
         assert_eq!(d.params.fetch_window_per_flow, None);
         let e = parse(SHIPPED, "x.xml", &[("Queue_Fetch_Size", "0")]).unwrap_err();
         assert!(e.contains("Queue_Fetch_Size") && e.contains("from 1"), "{e}");
+    }
+
+    #[test]
+    fn flows_on_part_of_the_flash_get_mqsims_share_of_the_logical_space() {
+        let d = parse(SHIPPED, "ssdconfig.xml", &[]).unwrap();
+        assert_eq!(d.params.allocation_order, [0, 1, 2, 3]);
+        let all: FlowResources = Default::default();
+        let per_plane = d.logical_sectors_per_plane;
+        // Two flows on every plane: half of each plane each.
+        let both = d.flow_sector_ranges(&[all.clone(), all.clone()]).unwrap();
+        assert_eq!(both[0], (0, (per_plane / 2.0) as u64 * 128 - 1));
+        // Two flows on channels 0-3 and 4-7: each a whole plane on its 64.
+        let half = |ids: Vec<u32>| [Some(ids), None, None, None];
+        let split = d.flow_sector_ranges(&[half(vec![0, 1, 2, 3]), half(vec![7, 6, 5, 4])]).unwrap();
+        assert_eq!(split[0], (0, per_plane as u64 * 64 - 1));
+        assert_eq!(split[1], (per_plane as u64 * 64, per_plane as u64 * 128 - 1));
+        // One flow on chip 0 only beside one on everything: chip 0's 32 planes are halved between them.
+        let one_chip = [None, Some(vec![0]), None, None];
+        let r = d.flow_sector_ranges(&[one_chip, all]).unwrap();
+        assert_eq!(r[0].1 + 1, (per_plane / 2.0) as u64 * 32);
+        assert_eq!(r[1].1 - r[1].0 + 1, (per_plane / 2.0) as u64 * 32 + per_plane as u64 * 96);
+        // Ids past the drive's are refused.
+        let e = d.flow_sector_ranges(&[[Some(vec![8]), None, None, None]]).unwrap_err();
+        assert!(e.contains("channel id 8") && e.contains("0 to 7"), "{e}");
+        // MQSim's 24 allocation orders, and nothing else.
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("Plane_Allocation_Scheme", "pdwc")]).unwrap();
+        assert_eq!(d.params.allocation_order, [3, 2, 1, 0]);
+        let e = parse(SHIPPED, "x.xml", &[("Plane_Allocation_Scheme", "CWDX")]).unwrap_err();
+        assert!(e.contains("Plane_Allocation_Scheme") && e.contains("24 orders"), "{e}");
     }
 
     #[test]

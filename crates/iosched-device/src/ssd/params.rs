@@ -118,6 +118,15 @@ pub struct SsdParams {
     /// (the rest wait in the queue, their time counted). With a workload's flows known, `queue_depth` becomes
     /// at most this many per flow, one window the flows share (MQSim gives each flow one).
     pub fetch_window_per_flow: Option<u32>,
+    /// The static allocation's order of channels, chips, dies and planes (0-3), the fastest-moving first
+    /// (MQSim's Plane_Allocation_Scheme; [0, 1, 2, 3] is CWDP, `lpn % pools`).
+    pub allocation_order: [usize; 4],
+    /// Where logical pages go when not by `lpn % pools`: another allocation order, or a workload's flows each on
+    /// part of the flash (built with the workload's flows known).
+    pub pool_map: Option<super::ftl::pool_map::PoolMap>,
+    /// The first logical page of each flow of the workload when their ranges are not equal parts (flows on
+    /// different resources); empty: equal parts.
+    pub flow_first_lpns: Vec<u64>,
     /// Logical capacity.
     pub capacity_bytes: u64,
     /// Over-provisioning: the spare the cleaning works with, as a share of the logical capacity; the drive has
@@ -374,6 +383,9 @@ fn nvme() -> SsdParams {
         command_ns: 5 * US,
         queue_depth: 1024,
         fetch_window_per_flow: None,
+        allocation_order: [0, 1, 2, 3],
+        pool_map: None,
+        flow_first_lpns: Vec::new(),
         capacity_bytes: ((physical_bytes as f64 / 1.07) as u64) / units::GIB * units::GIB,
         op: 0.07,
         gc_free_blocks: 4,
@@ -434,6 +446,9 @@ fn netflix() -> SsdParams {
         command_ns: 10 * US,
         queue_depth: 32,
         fetch_window_per_flow: None,
+        allocation_order: [0, 1, 2, 3],
+        pool_map: None,
+        flow_first_lpns: Vec::new(),
         capacity_bytes: 1024 * units::GIB,
         op: 0.10,
         gc_free_blocks: 4,

@@ -237,18 +237,36 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     // otherwise a mix of both). A trace flow is aged as uniform random writes (MQSim classifies the trace's
     // addresses first).
     // MQSim's own logical ranges of the flows, for flows that draw their addresses as MQSim's do.
-    let mqsim_ranges =
-        iosched_device::spec::mqsim_flow_sector_ranges(&args.device, scenario.flows.len() as u32).map_err(bad)?;
+    let resources: Vec<_> = scenario.flows.iter().map(|f| f.resources.clone()).collect();
+    let mqsim = iosched_device::spec::mqsim_flow_sector_ranges(&args.device, &resources).map_err(bad)?;
+    let mut extra_warnings = Vec::new();
+    if mqsim.is_none() && resources.iter().any(|r| r.iter().any(Option::is_some)) {
+        extra_warnings.push(format!(
+            "{}: the flows' Channel_IDs, Chip_IDs, Die_IDs and Plane_IDs apply to MQSim device files only: every flow \
+             uses the whole drive",
+            args.device
+        ));
+    }
+    let mqsim_ranges = mqsim.as_ref().map(|(ranges, _)| ranges);
+    // Flows on different resources have ranges of different sizes (MQSim's partitioning); otherwise each flow
+    // has an equal part of the logical space.
+    let unequal = mqsim.as_ref().filter(|(r, _)| r.windows(2).any(|w| w[0].1 - w[0].0 != w[1].1 - w[1].0));
+    // Each flow's first sector and sectors as shares of the logical space.
+    let share = |i: usize| match unequal {
+        Some((r, total)) => (r[i].0 as f64 / *total as f64, (r[i].1 - r[i].0 + 1) as f64 / *total as f64),
+        None => (i as f64 / n, 1.0 / n),
+    };
     let filled: Vec<Filled> = scenario
         .flows
         .iter()
         .enumerate()
         .map(|(i, f)| (i, f, f.preconditioned_share()))
         .map(|(i, f, (precondition_range, precondition_len))| Filled {
-            start: i as f64 / n,
-            len: f.occupancy_percent / 100.0 / n,
-            precondition_range: precondition_range / n,
-            precondition_len: precondition_len / n,
+            start: share(i).0,
+            len: f.occupancy_percent / 100.0 * share(i).1,
+            precondition_range: precondition_range * share(i).1,
+            precondition_len: precondition_len * share(i).1,
+            resources: f.resources.clone(),
             aging: match &f.kind {
                 FlowKind::Synthetic(s) if s.address == Address::Streaming => Aging::Sequential,
                 _ => Aging::Random,
@@ -256,13 +274,17 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
             mqsim_addresses: mqsim_ranges.as_ref().and_then(|ranges| preconditioned_addresses(f, ranges[i])),
         })
         .collect();
-    let (device, warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
+    let (device, mut warnings) = load_spec_filled(&args.device, &filled).map_err(bad)?;
+    warnings.append(&mut extra_warnings);
     let capacity = device.capacity_bytes();
     let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
     let mut jobs = Vec::new();
     let mut timed = Vec::new();
     for (i, flow) in scenario.flows.iter().enumerate() {
-        let start = range_bytes * i as u64;
+        let (start, range_bytes) = match unequal {
+            Some((r, _)) => (r[i].0 * 512, (r[i].1 - r[i].0 + 1) * 512),
+            None => (range_bytes * i as u64, range_bytes),
+        };
         match &flow.kind {
             FlowKind::Synthetic(s) => {
                 let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, flow.caching, start, range_bytes);

@@ -14,7 +14,8 @@ impl Ssd {
         }
         let die = self.die_of_lpn(lpn) as u64;
         let planes = self.p.plane_groups as u64 * self.p.program_pages as u64;
-        let plane = self.p.plane_of(lpn) as u16;
+        // The plane of the pool the page belongs to (by `lpn` in the default allocation).
+        let plane = self.p.plane_of_stripe((self.ftl.pool_of_lpn(lpn) / self.p.dies()) as u64) as u16;
         let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
         let page = *frontier;
         *frontier = (*frontier + 1) % self.p.pages_per_block;
@@ -305,29 +306,37 @@ impl Ssd {
         } else {
             None
         };
+        // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
+        // so a channel idle while dies sense serves whoever needs it meanwhile. Each read's sensing time is by
+        // the type of the page read (a multi-plane read's first page, as MQSim times it), translation pages' the
+        // mean.
         let d = &self.dies[die as usize];
+        let cleaning_first = self.p.cleaning_before_reads
+            && (!d.gc_copies.is_empty() || !d.gc_writes.is_empty() || !d.gc_erases.is_empty());
+        let read = if let Some(&translation_page) = d.mapping_reads.front() {
+            Some((DieOp::MappingRead { translation_page }, self.p.mapping_read_bytes, self.p.read_ns))
+        } else if let Some(bytes) = gc_read_bytes {
+            let from = d.gc_moving.first().map_or(0, |&(from, _)| from);
+            Some((DieOp::GcRead, bytes, self.p.read_ns_at(self.page_in_block(from))))
+        } else if cleaning_first || (d.urgent_reads.is_empty() && d.reads.is_empty()) {
+            None
+        } else {
+            // The first read of the urgent queue, else of the others, with the reads of the same queue at the
+            // same page of the group's other planes.
+            type Reads = VecDeque<(u32, Ppn, u32, u64)>;
+            let queue: fn(&mut Die) -> &mut Reads =
+                if d.urgent_reads.is_empty() { |d| &mut d.reads } else { |d| &mut d.urgent_reads };
+            let mut taken = std::mem::take(&mut self.dies[die as usize].user_reading);
+            self.take_multi_plane(die, queue, |r| r.1, &mut taken);
+            let bytes: u64 = taken.iter().map(|r| r.2 as u64).sum();
+            let sense_ns = self.p.read_ns_at(self.page_in_block(taken[0].1));
+            self.dies[die as usize].user_reading = taken;
+            Some((DieOp::Read, bytes, sense_ns))
+        };
         let p = &self.p;
         let ch = self.channel_of(die);
         // The command's own cycles on the channel (none unless commands wait for the channel).
         let commands = p.channel_commands.unwrap_or_default();
-        // Reads: tR, then (event Sensed) the data waits for the channel, which is taken when it is free then,
-        // so a channel idle while dies sense serves whoever needs it meanwhile.
-        let cleaning_first =
-            p.cleaning_before_reads && (!d.gc_copies.is_empty() || !d.gc_writes.is_empty() || !d.gc_erases.is_empty());
-        // Each read's sensing time: by the type of the page read (a multi-plane read's first page, as MQSim
-        // times it), translation pages at the mean.
-        let read = if let Some(&translation_page) = d.mapping_reads.front() {
-            Some((DieOp::MappingRead { translation_page }, p.mapping_read_bytes, p.read_ns))
-        } else if let Some(bytes) = gc_read_bytes {
-            let from = d.gc_moving.first().map_or(0, |&(from, _)| from);
-            Some((DieOp::GcRead, bytes, p.read_ns_at(self.page_in_block(from))))
-        } else if cleaning_first {
-            None
-        } else if let Some(&(slot, ppn, bytes, _)) = d.urgent_reads.front().or(d.reads.front()) {
-            Some((DieOp::Read { slot }, bytes as u64, p.read_ns_at(self.page_in_block(ppn))))
-        } else {
-            None
-        };
         if let Some((op, bytes, sense_ns)) = read {
             let cmd_ns = commands.read;
             if cmd_ns > 0 {
@@ -336,7 +345,7 @@ impl Ssd {
             match op {
                 DieOp::MappingRead { .. } => self.stats.mapping_reads += 1,
                 DieOp::GcRead => {}
-                _ => self.stats.flash_page_reads += 1,
+                _ => self.stats.flash_page_reads += self.dies[die as usize].user_reading.len() as u64,
             }
             let d = &mut self.dies[die as usize];
             d.op = op;
@@ -492,15 +501,15 @@ impl Ssd {
         d.busy_ns += now_ns - d.op_started_ns;
         d.op = DieOp::Idle;
         match op {
-            DieOp::Read { slot } => {
-                let read = if d.urgent_reads.front().is_some_and(|r| r.0 == slot) {
-                    d.urgent_reads.pop_front()
-                } else {
-                    d.reads.pop_front()
-                };
-                self.stats.read_transactions += 1;
-                self.stats.read_turnaround_ns += now_ns - read.expect("the read in progress").3;
-                self.read_page_done(now_ns, slot);
+            DieOp::Read => {
+                let mut reading = std::mem::take(&mut d.user_reading);
+                for &(slot, _, _, queued_ns) in &reading {
+                    self.stats.read_transactions += 1;
+                    self.stats.read_turnaround_ns += now_ns - queued_ns;
+                    self.read_page_done(now_ns, slot);
+                }
+                reading.clear();
+                self.dies[die as usize].user_reading = reading;
             }
             DieOp::MappingRead { translation_page } => {
                 d.mapping_reads.pop_front();
