@@ -973,7 +973,7 @@ impl Device for Ssd {
             admitted_pages: 0,
             linking_pages: 0,
             dram_pending: 0,
-            urgent: req.class == iosched_core::request::IoClass::Rt,
+            urgent: self.p.urgent_reads_first && req.class == iosched_core::request::IoClass::Rt,
             fua: req.fua,
         };
         let slot = match self.free_slots.pop() {

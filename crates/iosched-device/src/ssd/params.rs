@@ -118,6 +118,9 @@ pub struct SsdParams {
     /// (the rest wait in the queue, their time counted). With a workload's flows known, `queue_depth` becomes
     /// at most this many per flow, one window the flows share (MQSim gives each flow one).
     pub fetch_window_per_flow: Option<u32>,
+    /// Whether reads of the real-time class (MQSim's URGENT flows) go before other reads on a die (MQSim's
+    /// PRIORITY_OUT_OF_ORDER scheduling); its OUT_OF_ORDER scheduling takes every read in arrival order.
+    pub urgent_reads_first: bool,
     /// The static allocation's order of channels, chips, dies and planes (0-3), the fastest-moving first
     /// (MQSim's Plane_Allocation_Scheme; [0, 1, 2, 3] is CWDP, `lpn % pools`).
     pub allocation_order: [usize; 4],
@@ -383,6 +386,7 @@ fn nvme() -> SsdParams {
         command_ns: 5 * US,
         queue_depth: 1024,
         fetch_window_per_flow: None,
+        urgent_reads_first: true,
         allocation_order: [0, 1, 2, 3],
         pool_map: None,
         flow_first_lpns: Vec::new(),
@@ -446,6 +450,7 @@ fn netflix() -> SsdParams {
         command_ns: 10 * US,
         queue_depth: 32,
         fetch_window_per_flow: None,
+        urgent_reads_first: true,
         allocation_order: [0, 1, 2, 3],
         pool_map: None,
         flow_first_lpns: Vec::new(),
