@@ -641,9 +641,20 @@ impl Ssd {
         self.ftl.pool_of_ppn(ppn) % self.p.dies()
     }
 
-    /// Translation pages are spread over the dies like data pages.
+    /// Translation pages are spread over the dies like data pages: with a pool map, a flow's `k`-th translation
+    /// page goes where the allocation puts the flow's `k`-th page (MQSim's allocate_plane_for_translation_write
+    /// places a flow's translation page `mvpn` by the scheme over the flow's resources).
     fn translation_die(&self, translation_page: u64) -> u32 {
-        (translation_page % self.p.dies() as u64) as u32
+        let dies = self.p.dies();
+        match &self.p.pool_map {
+            None => (translation_page % dies as u64) as u32,
+            Some(map) => {
+                let entries = self.p.translation_entries_per_page.max(1);
+                let first = map.domain_of(translation_page * entries).first_lpn;
+                let k = (translation_page * entries - first.min(translation_page * entries)) / entries;
+                map.pool_of(first + k) % dies
+            }
+        }
     }
 
     /// Cache an entry; an eviction that needs a translation page written back queues that program.

@@ -47,9 +47,14 @@ impl PoolMap {
         Some(order)
     }
 
+    /// The flow whose range holds `lpn` (the first for pages past every range).
+    pub fn domain_of(&self, lpn: u64) -> &PoolDomain {
+        self.domains.iter().find(|d| lpn >= d.first_lpn && lpn < d.end_lpn).unwrap_or(&self.domains[0])
+    }
+
     /// The FTL pool (a plane) of logical page `lpn`.
     pub fn pool_of(&self, lpn: u64) -> u32 {
-        let d = self.domains.iter().find(|d| lpn >= d.first_lpn && lpn < d.end_lpn).unwrap_or(&self.domains[0]);
+        let d = self.domain_of(lpn);
         let mut k = lpn.saturating_sub(d.first_lpn);
         let mut at = [0u32; 4];
         for &dim in &self.order {
