@@ -103,9 +103,9 @@ pub struct Filled {
 /// Only SSDs keep what was written; other kinds are built as they are, with a warning.
 /// For an MQSim device file (`mqsim:FILE,...`): the first and last logical sector of each flow as MQSim
 /// partitions its logical space among them, given each flow's resources
-/// ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]), and the drive's logical sectors; None for other
-/// devices.
-pub type FlowRanges = (Vec<(u64, u64)>, u64);
+/// ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]); the drive's logical sectors; and whether some
+/// flow uses only part of the flash (then its range is not an equal part of the drive's); None for other devices.
+pub type FlowRanges = (Vec<(u64, u64)>, u64, bool);
 
 pub fn mqsim_flow_sector_ranges(
     spec: &str,
@@ -116,7 +116,13 @@ pub fn mqsim_flow_sector_ranges(
     let Some(("mqsim", file)) = head.split_once(':') else { return Ok(None) };
     let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
     let ranges = device.flow_sector_ranges(flows).map_err(err)?;
-    Ok(Some((ranges, device.params.capacity_bytes / crate::ssd::mqsim_file::SECTOR_BYTES)))
+    let counts = device.counts();
+    let partial = device
+        .resource_ids(flows)
+        .map_err(err)?
+        .iter()
+        .any(|ids| ids.iter().zip(counts).any(|(list, n)| list.len() != n as usize));
+    Ok(Some((ranges, device.params.capacity_bytes / crate::ssd::mqsim_file::SECTOR_BYTES, partial)))
 }
 
 pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {

@@ -331,6 +331,16 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
     let (failures, flows) = outside_bounds(&rows);
     assert_eq!(flows, 2);
     assert!(failures.is_empty(), "{failures:#?}");
+    // The shipped drive with four planes a die (and half the blocks a plane): the shipped workload's flows list
+    // Plane_IDs 0,1, so MQSim puts their pages on half of the planes and gives each flow a quarter of the
+    // logical space. Scenarios 1 (writers) and 2 (URGENT and HIGH readers).
+    let rows = conformance_rows(
+        &mqsim,
+        &["--scenario", "1", "--scenario", "2", "--set", "Plane_No_Per_Die=4,Block_No_Per_Plane=1024", "--jobs", "2"],
+    );
+    let (failures, flows) = outside_bounds(&rows);
+    assert_eq!(flows, 4);
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]

@@ -247,13 +247,13 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
             args.device
         ));
     }
-    let mqsim_ranges = mqsim.as_ref().map(|(ranges, _)| ranges);
-    // Flows on different resources have ranges of different sizes (MQSim's partitioning); otherwise each flow
-    // has an equal part of the logical space.
-    let unequal = mqsim.as_ref().filter(|(r, _)| r.windows(2).any(|w| w[0].1 - w[0].0 != w[1].1 - w[1].0));
+    let mqsim_ranges = mqsim.as_ref().map(|(ranges, _, _)| ranges);
+    // Flows on part of the flash have MQSim's ranges (their planes' logical space, shared with the flows on
+    // them); otherwise each flow has an equal part of the logical space.
+    let unequal = mqsim.as_ref().filter(|(_, _, partial)| *partial);
     // Each flow's first sector and sectors as shares of the logical space.
     let share = |i: usize| match unequal {
-        Some((r, total)) => (r[i].0 as f64 / *total as f64, (r[i].1 - r[i].0 + 1) as f64 / *total as f64),
+        Some((r, total, _)) => (r[i].0 as f64 / *total as f64, (r[i].1 - r[i].0 + 1) as f64 / *total as f64),
         None => (i as f64 / n, 1.0 / n),
     };
     let filled: Vec<Filled> = scenario
@@ -282,7 +282,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     let mut timed = Vec::new();
     for (i, flow) in scenario.flows.iter().enumerate() {
         let (start, range_bytes) = match unequal {
-            Some((r, _)) => (r[i].0 * 512, (r[i].1 - r[i].0 + 1) * 512),
+            Some((r, _, _)) => (r[i].0 * 512, (r[i].1 - r[i].0 + 1) * 512),
             None => (range_bytes * i as u64, range_bytes),
         };
         match &flow.kind {
