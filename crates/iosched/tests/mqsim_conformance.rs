@@ -300,8 +300,10 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
     assert_eq!(flows, 2);
     assert!(failures.is_empty(), "{failures:#?}");
     // Sequential 32 KiB reads (scenario 1's flows as streams of reads at queue depth 4, 2 s) under the WCPD
-    // allocation (a flow's consecutive pages over the chips of a channel first): iosched had placed every page
-    // by CWDP, 31 % under MQSim.
+    // allocation (a flow's consecutive pages over the chips of a channel first) and PDWC (over the planes and
+    // dies of one chip first, so a request's four pages are two multi-plane reads): iosched had placed every
+    // page by CWDP, 31 % and 54 % under MQSim; then, placing them, read a chip's pages one at a time as they
+    // were queued (PDWC 22 % over).
     let (stream, config) = edited_workload("mqsim-stream-reads", |w| {
         let end = w.find("</IO_Scenario>").unwrap() + "</IO_Scenario>".len();
         let mut first = w[..end].to_string();
@@ -326,10 +328,14 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
             config.to_str().unwrap(),
             "--set",
             "Plane_Allocation_Scheme=WCPD",
+            "--set",
+            "Plane_Allocation_Scheme=PDWC",
+            "--jobs",
+            "2",
         ],
     );
     let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2);
+    assert_eq!(flows, 4);
     assert!(failures.is_empty(), "{failures:#?}");
     // The shipped drive with four planes a die (and half the blocks a plane): the shipped workload's flows list
     // Plane_IDs 0,1, so MQSim puts their pages on half of the planes and gives each flow a quarter of the

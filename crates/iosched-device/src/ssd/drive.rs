@@ -264,6 +264,10 @@ pub struct Ssd {
     dram_free_ns: u64,
     /// With planes: each plane's next page in its open block, by die then plane.
     plane_frontiers: Vec<u32>,
+    /// While a command's pages are being queued on their dies (all at once, as MQSim dispatches a request's
+    /// transactions together), the dies to start afterwards; so a die sees every page of the command it holds
+    /// and can read those of its planes together.
+    held_kicks: Option<Vec<u32>>,
     /// Writes waiting for a data cache's back-pressure, in arrival order, by cache.
     cache_waiters: Vec<VecDeque<u32>>,
     /// Translation pages being read, with what waits for each.
@@ -410,6 +414,7 @@ impl Ssd {
             dram_free_ns: 0,
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: vec![VecDeque::new(); cache_parts as usize],
+            held_kicks: None,
             ftl,
             dies,
             link_free_ns: 0,
@@ -469,25 +474,7 @@ impl Ssd {
             Op::Read => {
                 // Every page counts as outstanding until it is read or found unmapped.
                 self.slots[slot as usize].as_mut().unwrap().outstanding = c.pages + 1;
-                let page = self.p.page_bytes;
-                for lpn in c.first_page..c.first_page + c.pages {
-                    let bytes = c.bytes_in_page(lpn, page).max(1) as u32;
-                    let cached = !c.fua && !self.cache.is_empty() && {
-                        let part = self.part_of(lpn, self.cache.len());
-                        self.cache[part].holds(lpn)
-                    };
-                    if cached {
-                        let at = self.dram(now_ns, bytes as u64);
-                        self.schedule(at, Event::DramDone(slot));
-                    } else if self.mapped_entry_cached(lpn) {
-                        // As when the entry arrives from flash: a first read maps the page, and the entry is
-                        // (re)cached, an entry of a held translation page taking a slot as MQSim's departing
-                        // entries do.
-                        self.mapping_arrived(now_ns, MappingWaiter::Read { slot, lpn, bytes });
-                    } else {
-                        self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
-                    }
-                }
+                self.holding_kicks(now_ns, |ssd| ssd.queue_page_reads(now_ns, slot));
                 self.read_page_done(now_ns, slot);
             }
             Op::Write => {
@@ -512,6 +499,31 @@ impl Ssd {
                 self.apply_trim(&c);
                 let at = now_ns + self.trim_cost_ns(&c);
                 self.schedule(at, Event::TrimDone(slot));
+            }
+        }
+    }
+
+    /// Queue each page of read `slot` where it is found: the data cache, or its die once its mapping is at hand
+    /// (read first from flash when the mapping cache misses it).
+    fn queue_page_reads(&mut self, now_ns: u64, slot: u32) {
+        let c = *self.cmd(slot);
+        let page = self.p.page_bytes;
+        for lpn in c.first_page..c.first_page + c.pages {
+            let bytes = c.bytes_in_page(lpn, page).max(1) as u32;
+            let cached = !c.fua && !self.cache.is_empty() && {
+                let part = self.part_of(lpn, self.cache.len());
+                self.cache[part].holds(lpn)
+            };
+            if cached {
+                let at = self.dram(now_ns, bytes as u64);
+                self.schedule(at, Event::DramDone(slot));
+            } else if self.mapped_entry_cached(lpn) {
+                // As when the entry arrives from flash: a first read maps the page, and the entry is
+                // (re)cached, an entry of a held translation page taking a slot as MQSim's departing
+                // entries do.
+                self.mapping_arrived(now_ns, MappingWaiter::Read { slot, lpn, bytes });
+            } else {
+                self.wait_for_mapping(now_ns, lpn, MappingWaiter::Read { slot, lpn, bytes });
             }
         }
     }

@@ -281,7 +281,27 @@ impl Ssd {
     }
 
     /// Start the die's next operation if it is idle.
+    /// Run `queue` (which queues work on dies) and only then start the dies it gave work, so that each sees all
+    /// of it at once (MQSim dispatches a request's transactions together); nested calls start them at the end of
+    /// the outermost.
+    pub(super) fn holding_kicks(&mut self, now_ns: u64, queue: impl FnOnce(&mut Self)) {
+        if self.held_kicks.is_some() {
+            return queue(self);
+        }
+        self.held_kicks = Some(Vec::new());
+        queue(self);
+        for die in self.held_kicks.take().unwrap_or_default() {
+            self.kick(now_ns, die);
+        }
+    }
+
     pub(super) fn kick(&mut self, now_ns: u64, die: u32) {
+        if let Some(held) = &mut self.held_kicks {
+            if !held.contains(&die) {
+                held.push(die);
+            }
+            return;
+        }
         let d = &self.dies[die as usize];
         if d.op != DieOp::Idle {
             return;
@@ -513,9 +533,13 @@ impl Ssd {
             }
             DieOp::MappingRead { translation_page } => {
                 d.mapping_reads.pop_front();
-                for waiter in self.mapping_waiters.remove(&translation_page).unwrap_or_default() {
-                    self.mapping_arrived(now_ns, waiter);
-                }
+                // The pages waiting for this translation page are dispatched together.
+                let waiters = self.mapping_waiters.remove(&translation_page).unwrap_or_default();
+                self.holding_kicks(now_ns, |ssd| {
+                    for waiter in waiters {
+                        ssd.mapping_arrived(now_ns, waiter);
+                    }
+                });
             }
             DieOp::MappingProgram => {}
             DieOp::Program => {
