@@ -16,7 +16,9 @@
 //!   the shipped file's is ignored by both). It stops at `Stop_Time` ns or after `Total_Requests_To_Generate`.
 //!   It becomes a fio job (sizes and alignments in bytes), so iosched's generators, reports and logs apply.
 //! - A trace flow replays an MQSim trace at its times (`Time_Unit`), its addresses wrapped into the flow's
-//!   range as MQSim does, `Percentage_To_Be_Executed` of its requests, `Relay_Count` times.
+//!   range as MQSim does, `Percentage_To_Be_Executed` of its requests when it is replayed once and all of them
+//!   when `Relay_Count` is more, each round starting the trace's first time after the last request of the one
+//!   before (MQSim replays the file's own times from there).
 //! - NORMAL request sizes are drawn as fio cannot: the mean size is used, and a warning says so.
 //! - A flow's `Device_Level_Data_Caching_Mode` (Data_Cache_Manager_Flash_Advanced.cpp): with the write cache
 //!   (WRITE_CACHE, WRITE_READ_CACHE) its writes complete once in the drive's DRAM; without it (TURNED_OFF,

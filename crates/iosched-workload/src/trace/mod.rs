@@ -109,6 +109,8 @@ pub struct Trace {
     pub records: Vec<TraceRecord>,
     /// Events read but not replayed (blkparse/blktrace events other than Q, file actions of an iolog).
     pub skipped: u64,
+    /// The earliest record's time as the file gives it, which the records' times are made relative to.
+    pub origin: u64,
 }
 
 impl Trace {
@@ -118,7 +120,7 @@ impl Trace {
         for r in &mut records {
             r.at_ns -= first;
         }
-        Trace { format, records, skipped }
+        Trace { format, records, skipped, origin: first }
     }
 }
 

@@ -23,7 +23,7 @@ pub fn parse(text: &str, file: &str) -> Result<Trace, TraceError> {
     let first = records.iter().map(|r| r.at_ns).min().unwrap_or(0);
     let records =
         records.into_iter().map(|r| TraceRecord { at_ns: (r.at_ns - first).saturating_mul(100), ..r }).collect();
-    Ok(Trace { format: Format::Msr, records, skipped })
+    Ok(Trace { format: Format::Msr, records, skipped, origin: first })
 }
 
 #[cfg(test)]

@@ -324,12 +324,19 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
             }
             FlowKind::Trace { path, percent, relay_count, ns_per_unit } => {
                 let t = trace::read(path, Some(Format::Mqsim)).map_err(bad)?;
-                let kept = (t.records.len() as u64 * *percent as u64 / 100) as usize;
+                // MQSim's IO_Flow_Trace_Based executes Percentage_To_Be_Executed of the trace only when it is
+                // replayed once; replayed more, every request of every round.
+                let percent = if *relay_count > 1 { 100 } else { *percent };
+                let kept = (t.records.len() as u64 * percent as u64 / 100) as usize;
                 let records = &t.records[..kept];
                 let too_long =
                     || bad(format!("{}: its times x {relay_count} relays do not fit in u64 ns", path.display()));
-                let span_ns =
-                    records.last().map_or(Some(0), |r| r.at_ns.checked_mul(*ns_per_unit)).ok_or_else(too_long)?;
+                // A round follows the last request of the one before by the trace's first time: MQSim replays
+                // the file's own times from there (IO_Flow_Trace_Based's time_offset).
+                let span_ns = records
+                    .last()
+                    .map_or(Some(0), |r| (t.origin + r.at_ns).checked_mul(*ns_per_unit))
+                    .ok_or_else(too_long)?;
                 span_ns.checked_mul(*relay_count as u64).ok_or_else(too_long)?;
                 let range_sectors = range_bytes / 512;
                 let mut requests = Vec::new();
