@@ -15,7 +15,8 @@
 //!   BANDWIDTH issues at exponentially spaced times at `Bandwidth` bytes/s (MQSim reads no `Intensity` tag:
 //!   the shipped file's is ignored by both). It stops at `Stop_Time` ns or after `Total_Requests_To_Generate`.
 //!   It becomes a fio job (sizes and alignments in bytes), so iosched's generators, reports and logs apply.
-//! - A trace flow replays an MQSim trace at its times (`Time_Unit`), its addresses wrapped into the flow's
+//! - A trace flow replays an MQSim trace at its times, in nanoseconds as MQSim reads them whatever the flow's
+//!   `Time_Unit` says (MQSim never uses the unit; a warning says so), its addresses wrapped into the flow's
 //!   range as MQSim does, `Percentage_To_Be_Executed` of its requests when it is replayed once and all of them
 //!   when `Relay_Count` is more, each round starting the trace's first time after the last request of the one
 //!   before (MQSim replays the file's own times from there).
@@ -273,11 +274,17 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                 "IO_Flow_Parameter_Set_Synthetic" => FlowKind::Synthetic(synthetic(&f, &mut warnings)?),
                 "IO_Flow_Parameter_Set_Trace_Based" => {
                     let (path, _) = f.text("File_Path")?;
-                    let ns_per_unit = match f.word("Time_Unit", &["PICOSECOND", "NANOSECOND", "MICROSECOND"])?.as_str()
-                    {
-                        "MICROSECOND" => 1000,
-                        _ => 1,
-                    };
+                    // MQSim stores Time_Unit but IO_Flow_Trace_Based never uses it: a trace's times are nanoseconds
+                    // whatever it says. iosched reads them as MQSim does, and says so when the tag says otherwise.
+                    let unit = f.word("Time_Unit", &["PICOSECOND", "NANOSECOND", "MICROSECOND"])?;
+                    if unit != "NANOSECOND" {
+                        let (_, line) = f.text("Time_Unit")?;
+                        warnings.push(format!(
+                            "{file}:{line}: Time_Unit {unit}: MQSim reads a trace's times as nanoseconds whatever \
+                             this says (its IO_Flow_Trace_Based never uses the unit); so does iosched"
+                        ));
+                    }
+                    let ns_per_unit = 1;
                     FlowKind::Trace {
                         path: folder.join(&path),
                         percent: f.int("Percentage_To_Be_Executed", 0, 100)? as u32,
@@ -470,6 +477,17 @@ mod tests {
         assert!(rc.warnings.iter().any(|w| w.starts_with("w.xml:") && w.contains("not kept")), "{:?}", rc.warnings);
         let e = parse(&SHIPPED.replacen(">WRITE_CACHE<", ">SOMETIMES<", 1), "w.xml", Path::new("/x")).unwrap_err();
         assert!(e.contains("Device_Level_Data_Caching_Mode") && e.contains("TURNED_OFF"), "{e}");
+    }
+
+    #[test]
+    fn a_traces_times_are_nanoseconds_whatever_its_time_unit_says_as_in_mqsim() {
+        let us = SHIPPED.replace(">NANOSECOND<", ">MICROSECOND<");
+        let w = parse(&us, "w.xml", Path::new("/x")).unwrap();
+        let FlowKind::Trace { ns_per_unit, .. } = &w.scenarios[2].flows[0].kind else { panic!("trace") };
+        assert_eq!(*ns_per_unit, 1);
+        let line: usize = w.warnings[0].split(':').nth(1).unwrap().parse().unwrap();
+        assert!(us.lines().nth(line - 1).unwrap().contains("Time_Unit"), "{:?}", w.warnings);
+        assert!(parse(SHIPPED, "w.xml", Path::new("/x")).unwrap().warnings.is_empty());
     }
 
     #[test]
