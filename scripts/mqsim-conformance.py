@@ -15,10 +15,10 @@ issue 27 asks about.
 With --jobs N, N scenarios (of any device file) run at once: each process's CPU time is still its own, but runs
 beside each other slow each other (MQSim's system time most), so take CPU figures with --jobs 1.
 
-With --random READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS] (repeatable) the workload is generated instead, one
+With --random READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS[,SEED]] (repeatable) the workload is generated instead, one
 scenario per --random: a single synthetic flow of uniformly random requests of SECTORS (512 bytes each), READ%
 of them reads, at queue depth DEPTH, over a drive OCCUPANCY% full, for SECONDS (default 10), on every channel,
-chip, die and plane of the device file. The inputs BENCHMARKS.md ("Cleaning against MQSim") and the tests
+chip, die and plane of the device file, drawn with the flow Seed SEED (default 798). The inputs BENCHMARKS.md ("Cleaning against MQSim") and the tests
 compare on are made this way.
 
 Usage: scripts/mqsim-conformance.py [--mqsim BIN] [--iosched BIN] [--workload workload.xml | --random SPEC...]
@@ -113,7 +113,7 @@ def mqsim_results(folder):
 
 
 def random_workload(specs, config, path):
-    """Write a workload of one synthetic random flow per spec (READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS]) to path;
+    """Write a workload of one synthetic random flow per spec (READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS[,SEED]]) to path;
     an error naming the spec when it is not that."""
     root = ET.parse(config).getroot()
 
@@ -133,19 +133,20 @@ def random_workload(specs, config, path):
             values = [int(x) for x in parts]
         except ValueError:
             values = []
-        if len(values) not in (4, 5) or not (0 <= values[0] <= 100 and values[1] > 0 and values[2] > 0
-                                             and 0 <= values[3] <= 100 and (len(values) == 4 or values[4] > 0)):
-            sys.exit(f"--random {spec}: expected READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS] (integers: 0-100, >0, "
+        if len(values) not in (4, 5, 6) or not (0 <= values[0] <= 100 and values[1] > 0 and values[2] > 0
+                                                and 0 <= values[3] <= 100 and (len(values) == 4 or values[4] > 0)):
+            sys.exit(f"--random {spec}: expected READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS[,SEED]] (integers: 0-100, >0, "
                      f">0, 0-100, >0)")
         read, sectors, depth, occupancy = values[:4]
-        seconds = values[4] if len(values) == 5 else 10
+        seconds = values[4] if len(values) >= 5 else 10
+        seed = values[5] if len(values) == 6 else 798  # the flow's Seed (the shipped workload's first)
         fields = [("Priority_Class", "HIGH"), ("Device_Level_Data_Caching_Mode", "WRITE_CACHE"), *ids.items(),
                   ("Initial_Occupancy_Percentage", occupancy), ("Working_Set_Percentage", 100),
                   ("Synthetic_Generator_Type", "QUEUE_DEPTH"), ("Read_Percentage", read),
                   ("Address_Distribution", "RANDOM_UNIFORM"), ("Percentage_of_Hot_Region", 0),
                   ("Generated_Aligned_Addresses", "true"), ("Address_Alignment_Unit", 16),
                   ("Request_Size_Distribution", "FIXED"), ("Average_Request_Size", sectors),
-                  ("Variance_Request_Size", 0), ("Seed", 798), ("Average_No_of_Reqs_in_Queue", depth),
+                  ("Variance_Request_Size", 0), ("Seed", seed), ("Average_No_of_Reqs_in_Queue", depth),
                   ("Intensity", 32768), ("Stop_Time", seconds * 10**9), ("Total_Requests_To_Generate", 0)]
         flow = "".join(f"\t\t\t<{k}>{v}</{k}>\n" for k, v in fields)
         scenarios.append(f"\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n{flow}"
@@ -169,7 +170,7 @@ def main():
     ap.add_argument("--config", default=os.path.join(PEERS, "mqsim", "ssdconfig.xml"))
     ap.add_argument("--set", action="append", default=[], help="a device variant: Tag=value[,Tag=value...]")
     ap.add_argument("--random", action="append", default=[],
-                    help="a generated scenario in place of --workload: READ%%,SECTORS,DEPTH,OCCUPANCY%%[,SECONDS]")
+                    help="a generated scenario in place of --workload: READ%%,SECTORS,DEPTH,OCCUPANCY%%[,SECONDS[,SEED]]")
     ap.add_argument("--scenario", action="append", type=int, default=[])
     ap.add_argument("--repeat", type=int, default=1, help="runs of each simulator per scenario (CPU: medians)")
     ap.add_argument("--jobs", type=int, default=1, help="scenarios run at once (for CPU figures, keep 1)")

@@ -146,25 +146,34 @@ fn outside_bounds(rows: &[Value]) -> (Vec<String>, usize) {
     (failures, flows)
 }
 
+/// Run scripts/mqsim-conformance.py with `args` and hold every one of its rows to issue 27's bounds; it must
+/// compare `flows` flows. Returns the rows.
+fn assert_agrees_with_mqsim(mqsim: &Path, args: &[&str], flows: usize) -> Vec<Value> {
+    let rows = conformance_rows(mqsim, args);
+    let (failures, compared) = outside_bounds(&rows);
+    assert_eq!(compared, flows, "flows compared");
+    assert!(failures.is_empty(), "{failures:#?}");
+    rows
+}
+
 #[test]
 fn the_ssd_model_agrees_with_mqsim_on_the_wsrch_trace() {
     let Some(mqsim) = mqsim() else { return };
     // MQSim's workload with its trace scenario on the other trace it ships.
     let (workload, config) =
         edited_workload("mqsim-wsrch", |w| w.replace("traces/tpcc-small.trace", "traces/wsrch-small.trace"));
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &["--workload", workload.to_str().unwrap(), "--config", config.to_str().unwrap(), "--scenario", "3"],
+        1,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 1);
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
 fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() {
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(
+    // every flow of the three scenarios, for each of the three device files.
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--set",
@@ -177,10 +186,8 @@ fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() 
             "--jobs",
             "2",
         ],
+        3 * 5,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 3 * 5, "every flow of the three scenarios, for each of the three device files");
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
@@ -192,7 +199,8 @@ fn caches_partitioned_per_flow_agree_with_mqsim() {
     // neither: the two writers of scenario 1 answered 40 % faster and 386 % slower than in MQSim, and its
     // flash read 52 % more translation pages. Scenarios 1 and 2 (two flows each; the trace scenario has one).
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(
+    // both flows of both scenarios.
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--scenario",
@@ -204,10 +212,8 @@ fn caches_partitioned_per_flow_agree_with_mqsim() {
             "--jobs",
             "2",
         ],
+        4,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 4, "both flows of both scenarios");
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
@@ -219,7 +225,8 @@ fn the_tpcc_trace_on_slower_flash_agrees_with_mqsim() {
     // had taken every command at once (reads 1.6 ms against MQSim's 13.9 ms): 27 % and 30 % under MQSim's mean
     // response; and it had charged every page the types' mean.
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(
+    // the trace's flow on each device file.
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--scenario",
@@ -231,10 +238,8 @@ fn the_tpcc_trace_on_slower_flash_agrees_with_mqsim() {
             "--jobs",
             "2",
         ],
+        2,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2, "the trace's flow on each device file");
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
@@ -245,7 +250,7 @@ fn flows_without_the_write_cache_agree_with_mqsim() {
     // (two writers) and 3 (the trace).
     let Some(mqsim) = mqsim() else { return };
     let (workload, config) = edited_workload("mqsim-no-cache", |w| w.replace(">WRITE_CACHE<", ">TURNED_OFF<"));
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--workload",
@@ -259,10 +264,8 @@ fn flows_without_the_write_cache_agree_with_mqsim() {
             "--jobs",
             "2",
         ],
+        3,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 3);
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 /// MQSim's shipped workload, changed by `edit`, written into this test's scratch folder `name` with its traces.
@@ -292,13 +295,11 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
     let (split, config) = edited_workload("mqsim-split-channels", |w| {
         w.replacen(all, "<Channel_IDs>0,1,2,3</Channel_IDs>", 1).replacen(all, "<Channel_IDs>4,5,6,7</Channel_IDs>", 1)
     });
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &["--workload", split.to_str().unwrap(), "--config", config.to_str().unwrap(), "--scenario", "1"],
+        2,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2);
-    assert!(failures.is_empty(), "{failures:#?}");
     // Sequential 32 KiB reads (scenario 1's flows as streams of reads at queue depth 4, 2 s) under the WCPD
     // allocation (a flow's consecutive pages over the chips of a channel first) and PDWC (over the planes and
     // dies of one chip first, so a request's four pages are two multi-plane reads): iosched had placed every
@@ -319,7 +320,7 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
         }
         first + "\n</MQSim_IO_Scenarios>\n"
     });
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--workload",
@@ -333,20 +334,16 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
             "--jobs",
             "2",
         ],
+        4,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 4);
-    assert!(failures.is_empty(), "{failures:#?}");
     // The shipped drive with four planes a die (and half the blocks a plane): the shipped workload's flows list
     // Plane_IDs 0,1, so MQSim puts their pages on half of the planes and gives each flow a quarter of the
     // logical space. Scenarios 1 (writers) and 2 (URGENT and HIGH readers).
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &["--scenario", "1", "--scenario", "2", "--set", "Plane_No_Per_Die=4,Block_No_Per_Plane=1024", "--jobs", "2"],
+        4,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 4);
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]
@@ -379,10 +376,35 @@ fn without_priority_scheduling_urgent_reads_wait_their_turn_as_in_mqsim() {
     // ignores the flows' priority classes, so scenario 2's URGENT and HIGH readers get the same service. iosched
     // had served URGENT reads first whatever the policy: 15 % under and 24 % over MQSim's responses.
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(&mqsim, &["--scenario", "2", "--set", "Transaction_Scheduling_Policy=OUT_OF_ORDER"]);
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2);
-    assert!(failures.is_empty(), "{failures:#?}");
+    assert_agrees_with_mqsim(&mqsim, &["--scenario", "2", "--set", "Transaction_Scheduling_Policy=OUT_OF_ORDER"], 2);
+}
+
+#[test]
+fn a_traces_time_unit_changes_nothing_as_in_mqsim() {
+    // MQSim stores a trace flow's Time_Unit and never uses it: its times are nanoseconds. Through `iosched sim`,
+    // the trace scenario with MICROSECOND issues every request at the time NANOSECOND gives it.
+    if iosched_test_data::peer("mqsim").is_none() {
+        return;
+    }
+    let per_request = |name: &str, unit: &'static str| {
+        let (workload, config) = edited_workload(name, move |w| w.replace(">NANOSECOND<", unit));
+        let csv = workload.with_extension("csv");
+        let out = Command::new(iosched())
+            .args(["sim", "--mqsim-workload"])
+            .arg(&workload)
+            .arg("--device")
+            .arg(format!("mqsim:{}", config.display()))
+            .args(["--scenario", "3", "--per-request"])
+            .arg(&csv)
+            .output()
+            .expect("iosched runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (std::fs::read_to_string(csv).unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (us, warned) = per_request("mqsim-time-us", ">MICROSECOND<");
+    let (ps, _) = per_request("mqsim-time-ps", ">PICOSECOND<");
+    assert_eq!(us, ps, "the same requests at the same times whatever the unit");
+    assert!(us.lines().count() > 6999 && warned.contains("Time_Unit MICROSECOND"), "{warned}");
 }
 
 #[test]
@@ -397,13 +419,11 @@ fn a_trace_replayed_twice_agrees_with_mqsim() {
         w.replace("<Relay_Count>1<", "<Relay_Count>2<")
             .replace("<Percentage_To_Be_Executed>100<", "<Percentage_To_Be_Executed>50<")
     });
-    let rows = conformance_rows(
+    let rows = assert_agrees_with_mqsim(
         &mqsim,
         &["--workload", workload.to_str().unwrap(), "--config", config.to_str().unwrap(), "--scenario", "3"],
+        1,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 1);
-    assert!(failures.is_empty(), "{failures:#?}");
     let requests = rows.iter().find_map(|r| r["requests"].as_array().cloned()).expect("the flow's row");
     assert_eq!(requests[0], requests[1], "requests (iosched, MQSim): the whole trace twice");
 }
@@ -468,7 +488,7 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
     // had filled the flows' occupancy (95 %) first, so it cleaned where MQSim did not (287 and 672 erases) and
     // answered 73 % and 64 % slower. Held to issue 27's bounds, flash counts included.
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(
+    let rows = assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--random",
@@ -478,10 +498,8 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
             "--set",
             "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12",
         ],
+        2,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2);
-    assert!(failures.is_empty(), "{failures:#?}");
     for r in rows.iter().filter(|r| r["flow"].is_null()) {
         assert_eq!(r["flash"]["erases"][0], 0, "iosched cleaned: {}", r["flash"]);
     }
@@ -494,7 +512,7 @@ fn large_random_reads_at_depth_go_at_mqsims_pace() {
     // in MQSim (its channels' limit against MQSim's half of it) and 1 MiB at depth 1 27 % faster. Reads over MQSim's
     // drive scaled down as in the test above (nothing written before the run: a first read maps the page).
     let Some(mqsim) = mqsim() else { return };
-    let rows = conformance_rows(
+    assert_agrees_with_mqsim(
         &mqsim,
         &[
             "--random",
@@ -504,8 +522,6 @@ fn large_random_reads_at_depth_go_at_mqsims_pace() {
             "--set",
             "Block_No_Per_Plane=64,Overprovisioning_Ratio=0.12",
         ],
+        2,
     );
-    let (failures, flows) = outside_bounds(&rows);
-    assert_eq!(flows, 2);
-    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -267,7 +267,9 @@ pub struct Ssd {
     /// While a command's pages are being queued on their dies (all at once, as MQSim dispatches a request's
     /// transactions together), the dies to start afterwards; so a die sees every page of the command it holds
     /// and can read those of its planes together.
-    held_kicks: Option<Vec<u32>>,
+    held_kicks: Vec<u32>,
+    /// Whether kicks are being held ([`Ssd::holding_kicks`]).
+    holding_kicks: bool,
     /// Writes waiting for a data cache's back-pressure, in arrival order, by cache.
     cache_waiters: Vec<VecDeque<u32>>,
     /// Translation pages being read, with what waits for each.
@@ -414,7 +416,8 @@ impl Ssd {
             dram_free_ns: 0,
             plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
             cache_waiters: vec![VecDeque::new(); cache_parts as usize],
-            held_kicks: None,
+            held_kicks: Vec::new(),
+            holding_kicks: false,
             ftl,
             dies,
             link_free_ns: 0,

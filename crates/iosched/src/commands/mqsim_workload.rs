@@ -322,7 +322,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 }
                 jobs.append(&mut parsed);
             }
-            FlowKind::Trace { path, percent, relay_count, ns_per_unit } => {
+            FlowKind::Trace { path, percent, relay_count } => {
                 let t = trace::read(path, Some(Format::Mqsim)).map_err(bad)?;
                 // MQSim's IO_Flow_Trace_Based executes Percentage_To_Be_Executed of the trace only when it is
                 // replayed once; replayed more, every request of every round.
@@ -333,10 +333,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                     || bad(format!("{}: its times x {relay_count} relays do not fit in u64 ns", path.display()));
                 // A round follows the last request of the one before by the trace's first time: MQSim replays
                 // the file's own times from there (IO_Flow_Trace_Based's time_offset).
-                let span_ns = records
-                    .last()
-                    .map_or(Some(0), |r| (t.origin + r.at_ns).checked_mul(*ns_per_unit))
-                    .ok_or_else(too_long)?;
+                let span_ns = records.last().map_or(Some(0), |r| t.origin.checked_add(r.at_ns)).ok_or_else(too_long)?;
                 span_ns.checked_mul(*relay_count as u64).ok_or_else(too_long)?;
                 let range_sectors = range_bytes / 512;
                 let mut requests = Vec::new();
@@ -349,7 +346,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                         let offset = (start + lba * 512).min(start + range_bytes - len);
                         requests.push(TimedIo {
                             // Checked above: the last (latest) record's time times the relays fits.
-                            at_ns: relay * span_ns + r.at_ns * ns_per_unit,
+                            at_ns: relay * span_ns + r.at_ns,
                             op: r.op,
                             offset_bytes: offset,
                             len_bytes: len,

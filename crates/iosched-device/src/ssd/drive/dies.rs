@@ -285,20 +285,25 @@ impl Ssd {
     /// of it at once (MQSim dispatches a request's transactions together); nested calls start them at the end of
     /// the outermost.
     pub(super) fn holding_kicks(&mut self, now_ns: u64, queue: impl FnOnce(&mut Self)) {
-        if self.held_kicks.is_some() {
+        if self.holding_kicks {
             return queue(self);
         }
-        self.held_kicks = Some(Vec::new());
+        self.holding_kicks = true;
         queue(self);
-        for die in self.held_kicks.take().unwrap_or_default() {
+        self.holding_kicks = false;
+        // The list is kept between commands, so holding costs no allocation on the read path.
+        let held = std::mem::take(&mut self.held_kicks);
+        for &die in &held {
             self.kick(now_ns, die);
         }
+        self.held_kicks = held;
+        self.held_kicks.clear();
     }
 
     pub(super) fn kick(&mut self, now_ns: u64, die: u32) {
-        if let Some(held) = &mut self.held_kicks {
-            if !held.contains(&die) {
-                held.push(die);
+        if self.holding_kicks {
+            if !self.held_kicks.contains(&die) {
+                self.held_kicks.push(die);
             }
             return;
         }
