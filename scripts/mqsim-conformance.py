@@ -3,7 +3,9 @@
 
 For each scenario of a workload file (default: MQSim's shipped workload.xml) and each device file (default: the
 shipped ssdconfig.xml; more with --device, or variants with --set Tag=value,...), runs MQSim and
-`iosched sim --mqsim-workload --device mqsim:FILE`, and prints per flow the mean device response time of both,
+`iosched sim --mqsim-workload --device mqsim:FILE`, and prints per flow the mean response time of both, from a
+request's arrival to its completion at the host as iosched measures it (MQSim's Device_Response_Time with NVMe;
+with SATA its End_to_End_Request_Delay, as its device response time leaves out the wait for the host adapter),
 then the flash reads, programs and erases of both (write amplification follows) and the CPU time (user +
 system, preconditioning included) of both processes. Exit status 1 when a figure is outside the bounds of
 issue 27 (response time 15 %, flash commands 10 %), so a script or test can hold the model to them.
@@ -94,13 +96,20 @@ def one_scenario_workload(workload, number, folder):
     return path, len(scenarios)
 
 
-def mqsim_results(folder):
+def mqsim_results(folder, config):
     root = ET.parse(os.path.join(folder, "workload_scenario_1.xml")).getroot()
+    # The response time from arrival, as iosched measures it. With NVMe that is MQSim's Device_Response_Time
+    # (its End_to_End_Request_Delay is the same but for a bug: a trace replayed more than once adds the round's
+    # offset to its arrival time twice, so later rounds seem to arrive after they complete); with SATA it is its
+    # End_to_End_Request_Delay, as its device response time starts only when the host adapter hands the command
+    # over.
+    host = ET.parse(config).getroot().findtext(".//HostInterface_Type") or "NVME"
+    tag = "End_to_End_Request_Delay" if host.strip() == "SATA" else "Device_Response_Time"
     flows = {}
     for f in root.iter("Host.IO_Flow"):
         flows[f.findtext("Name")] = {
             "requests": int(f.findtext("Request_Count")),
-            "response_us": float(f.findtext("Device_Response_Time")),
+            "response_us": float(f.findtext(tag)),
         }
     ftl = root.find(".//SSDDevice.FTL").attrib
     n = lambda k: int(ftl.get(k, "0"))
@@ -227,7 +236,7 @@ def main():
                 )
                 mq_cpus.append(mq)
                 io_cpus.append(io)
-            mq_flows, mq_flash = mqsim_results(folder)
+            mq_flows, mq_flash = mqsim_results(folder, config)
         mq_cpu, io_cpu = statistics.median(mq_cpus), statistics.median(io_cpus)
         pair_ratios = [m / max(i, 1e-3) for m, i in zip(mq_cpus, io_cpus)]
         ours = json.loads(out.strip().splitlines()[-1])

@@ -65,7 +65,8 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
         }
         ("mqsim", Some(file)) => {
             let device = crate::ssd::mqsim_file::load(Path::new(file), &pairs).map_err(err)?;
-            Ok((Box::new(crate::ssd::Ssd::new(device.params).map_err(err)?), device.warnings))
+            let drive: Box<dyn Device> = Box::new(crate::ssd::Ssd::new(device.params).map_err(err)?);
+            Ok((with_sata_hba(drive, device.sata_processing_ns), device.warnings))
         }
         ("mqsim", None) => Err(err("mqsim needs a device file: mqsim:ssdconfig.xml[,Tag=value...]".to_string())),
         ("ssd", None) => Err(err(format!("ssd needs a preset: ssd:NAME ({})", crate::ssd::params::PRESETS.join(", ")))),
@@ -97,16 +98,22 @@ pub struct Filled {
     pub resources: crate::ssd::mqsim_file::FlowResources,
 }
 
-/// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
-/// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
-/// one per flow of the workload, each flow's range an equal part of the logical space.
-/// Only SSDs keep what was written; other kinds are built as they are, with a warning.
-/// For an MQSim device file (`mqsim:FILE,...`): the first and last logical sector of each flow as MQSim
-/// partitions its logical space among them, given each flow's resources
-/// ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]); the drive's logical sectors; and whether some
-/// flow uses only part of the flash (then its range is not an equal part of the drive's); None for other devices.
-pub type FlowRanges = (Vec<(u64, u64)>, u64, bool);
+/// How an MQSim device file partitions its logical space among a workload's flows.
+#[derive(Clone, Debug)]
+pub struct FlowRanges {
+    /// The first and last logical sector of each flow, as MQSim partitions its logical space among them given
+    /// each flow's resources ([`crate::ssd::mqsim_file::MqsimDevice::flow_sector_ranges`]).
+    pub ranges: Vec<(u64, u64)>,
+    /// The drive's logical sectors.
+    pub sectors: u64,
+    /// Whether some flow uses only part of the flash (then its range is not an equal part of the drive's).
+    pub partial: bool,
+    /// A SATA interface: one stream, every flow's commands counted as the first flow's (its caching mode).
+    pub one_stream: bool,
+}
 
+/// For an MQSim device file (`mqsim:FILE,...`): its partition of the logical space among the flows; None for
+/// other devices.
 pub fn mqsim_flow_sector_ranges(
     spec: &str,
     flows: &[crate::ssd::mqsim_file::FlowResources],
@@ -122,12 +129,23 @@ pub fn mqsim_flow_sector_ranges(
         .map_err(err)?
         .iter()
         .any(|ids| ids.iter().zip(counts).any(|(list, n)| list.len() != n as usize));
-    Ok(Some((ranges, device.params.capacity_bytes / crate::ssd::mqsim_file::SECTOR_BYTES, partial)))
+    Ok(Some(FlowRanges {
+        ranges,
+        sectors: device.params.capacity_bytes / crate::ssd::mqsim_file::SECTOR_BYTES,
+        partial,
+        one_stream: device.sata,
+    }))
 }
 
+/// Build the device a spec names with parts of its logical space written first, in order: `(start, length)`
+/// as shares of the logical capacity (a workload's occupancy, such as MQSim's Initial_Occupancy_Percentage),
+/// one per flow of the workload, each flow's range an equal part of the logical space.
+/// Only SSDs keep what was written; other kinds are built as they are, with a warning.
 pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device>, Vec<String>), SpecError> {
     let err = |reason: String| SpecError { spec: spec.to_string(), reason };
     let (head, pairs) = split_keys(spec).map_err(err)?;
+    // MQSim's SATA host adapter, in front of the drive (0: none).
+    let mut sata_processing_ns = 0;
     let (mut params, mut warnings) = match head.split_once(':') {
         Some(("ssd", name)) => {
             let mut params = crate::ssd::params::preset(name).map_err(err)?;
@@ -140,6 +158,22 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
             let mut params = device.params.clone();
             let mut warnings = device.warnings.clone();
             place_flows(&device, filled, &mut params, &mut warnings).map_err(err)?;
+            sata_processing_ns = device.sata_processing_ns;
+            if device.sata && filled.len() > 1 && params.age_occupied {
+                warnings.push(format!(
+                    "{file}: SATA with preconditioning and several flows: MQSim itself stops with a segmentation \
+                     fault on such a workload (its SATA interface has one stream), so this run has no MQSim figure \
+                     to compare with; iosched preconditions each flow's range"
+                ));
+            }
+            if device.sata && params.write_cache_per_flow {
+                // EQUAL_PARTITIONING gives each flow's stream its share of the data cache, but over SATA every
+                // transaction is stream 0's: one cache of one flow's share.
+                params.write_cache_per_flow = false;
+                if let Some(c) = params.write_cache.as_mut() {
+                    c.capacity_pages = (c.capacity_pages / filled.len().max(1) as u64).max(1);
+                }
+            }
             (params, warnings)
         }
         _ => {
@@ -175,9 +209,17 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     if let Some(layout) = params.mqsim_layout.as_mut() {
         layout.flows = filled.len().max(1) as u32;
     }
-    let device = crate::ssd::Ssd::new(params).map_err(err)?;
+    let device = with_sata_hba(Box::new(crate::ssd::Ssd::new(params).map_err(err)?), sata_processing_ns);
     warnings.dedup();
-    Ok((Box::new(device), warnings))
+    Ok((device, warnings))
+}
+
+/// An MQSim drive behind its SATA host adapter, when the file has one that takes time.
+fn with_sata_hba(drive: Box<dyn Device>, processing_ns: u64) -> Box<dyn Device> {
+    match processing_ns {
+        0 => drive,
+        ns => Box::new(crate::sata_hba::SataHba::new(drive, ns)),
+    }
 }
 
 /// On an MQSim device file, where the workload's flows' pages go: by `lpn % pools` when the allocation is

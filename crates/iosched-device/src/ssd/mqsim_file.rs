@@ -136,6 +136,9 @@ pub struct MqsimDevice {
     pub planes: u64,
     /// A SATA host interface: one stream, so flows share every resource.
     pub sata: bool,
+    /// With SATA, the host adapter's time to hand over each command and each completion (MQSim's
+    /// SATA_Processing_Delay; [`crate::sata_hba`]).
+    pub sata_processing_ns: u64,
 }
 
 /// A flow's flash resources: its channel, chip, die and plane ids (None: all of that kind).
@@ -181,8 +184,9 @@ impl MqsimDevice {
 
     /// The first and last logical sector of each flow, as MQSim's Logical_Address_Partitioning_Unit gives
     /// them: a flow's sectors are, over the planes it uses, each plane's logical sectors divided among the flows
-    /// that use that plane (NVMe; with SATA each flow counts a whole plane), rounded down plane by plane, and
-    /// the flows' ranges follow one another.
+    /// that use that plane, rounded down plane by plane, and the flows' ranges follow one another. With SATA too:
+    /// SSD_Device.cpp partitions the space among all the flows (each on every plane), although the interface
+    /// has one stream.
     pub fn flow_sector_ranges(&self, flows: &[FlowResources]) -> Result<Vec<(u64, u64)>, String> {
         let ids = self.resource_ids(flows)?;
         let counts = self.counts();
@@ -208,8 +212,7 @@ impl MqsimDevice {
         for flow in &ids {
             let mut sectors = 0u64;
             each(flow, &mut |i| {
-                let share = if self.sata { 1.0 } else { users[i] as f64 };
-                sectors += (self.logical_sectors_per_plane / share) as u64;
+                sectors += (self.logical_sectors_per_plane / users[i] as f64) as u64;
             });
             ranges.push((first, first + sectors.max(1) - 1));
             first += sectors;
@@ -225,6 +228,7 @@ impl MqsimDevice {
 /// Every setting MQSim's parser reads, with whether iosched's model honours it.
 const HONOURED: &[&str] = &[
     "PCIe_Lane_Bandwidth",
+    "SATA_Processing_Delay",
     "PCIe_Lane_Count",
     "Seed",
     "Enabled_Preconditioning",
@@ -300,9 +304,9 @@ const WITHOUT_EFFECT_IN_MQSIM: &[&str] = &[
     "Flash_Comm_Protocol",
 ];
 
-/// Settings MQSim acts on that iosched does not model, each named in a warning where it applies: the SATA
-/// host's processing delay (with a SATA interface) and the hard cleaning threshold (with preemptible cleaning).
-const NOT_MODELLED: &[&str] = &["SATA_Processing_Delay", "GC_Hard_Threshold"];
+/// Settings MQSim acts on that iosched does not model, each named in a warning where it applies: the hard
+/// cleaning threshold (with preemptible cleaning).
+const NOT_MODELLED: &[&str] = &["GC_Hard_Threshold"];
 
 /// One setting: its text and where it was given.
 struct Setting {
@@ -477,7 +481,21 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
     let sata = settings
         .or("HostInterface_Type", "NVME".to_string(), |s| s.word("HostInterface_Type", &["NVME", "SATA"]))?
         == "SATA";
-    Ok(MqsimDevice { params, warnings, logical_sectors_per_plane, planes, sata })
+    // MQSim's Host_Parameter_Set leaves the delay 0 when the file does not give it.
+    let sata_processing_ns = if sata {
+        settings.or("SATA_Processing_Delay", 0, |s| s.int("SATA_Processing_Delay", 0, 1 << 40))?
+    } else {
+        0
+    };
+    if sata {
+        // SATA has one stream (Host_Interface_SATA's SATA_STREAM_ID): every flow's transactions are stream 0's,
+        // with no priority class, which TSU_Priority_OutOfOrder queues as HIGH; and SSD_Device.cpp builds the
+        // address mapping for one stream, so one mapping table, whole (EQUAL_PARTITIONING divides it by one).
+        params.urgent_reads_first = false;
+        params.mapping_cache_per_flow = false;
+        params.mapping_cache_divided = false;
+    }
+    Ok(MqsimDevice { params, warnings, logical_sectors_per_plane, planes, sata, sata_processing_ns })
 }
 
 /// The drive, and MQSim's logical sectors per plane.
@@ -523,13 +541,6 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
     let lane_gb_per_s = s.number("PCIe_Lane_Bandwidth", 0.001, 1000.0)?;
     let lanes = s.int("PCIe_Lane_Count", 1, 64)?;
     let host = s.or("HostInterface_Type", "NVME".to_string(), |s| s.word("HostInterface_Type", &["NVME", "SATA"]))?;
-    if host == "SATA" {
-        warnings.push(format!(
-            "{}: a SATA host interface is modelled as NVMe with its queue depth (not modelled: MQSim's SATA host \
-             adapter, which takes SATA_Processing_Delay to submit each request and again to complete it)",
-            s.file
-        ));
-    }
     let queue_depth = s.int("IO_Queue_Depth", 1, 65535)? as u32;
     // The transaction scheduler (SSD_Device.cpp): TSU_Priority_OutOfOrder serves the flows' priority classes,
     // URGENT first; TSU_OutofOrder ignores them.
@@ -788,6 +799,34 @@ mod tests {
         assert_eq!(d.params.fetch_window_per_flow, None);
         let e = parse(SHIPPED, "x.xml", &[("Queue_Fetch_Size", "0")]).unwrap_err();
         assert!(e.contains("Queue_Fetch_Size") && e.contains("from 1"), "{e}");
+    }
+
+    #[test]
+    fn a_sata_drive_has_one_stream_behind_its_host_adapter() {
+        let nvme = parse(SHIPPED, "ssdconfig.xml", &[]).unwrap();
+        assert_eq!(nvme.sata_processing_ns, 0);
+        let d = parse(SHIPPED, "ssdconfig.xml", &[("HostInterface_Type", "SATA")]).unwrap();
+        // The shipped file's SATA_Processing_Delay; MQSim's static default when a file leaves it out.
+        assert_eq!(d.sata_processing_ns, 400_000);
+        let text = SHIPPED.replace("<SATA_Processing_Delay>400000</SATA_Processing_Delay>", "");
+        assert_eq!(parse(&text, "x.xml", &[("HostInterface_Type", "SATA")]).unwrap().sata_processing_ns, 0);
+        // One stream: no priority classes, one whole mapping table, even when the file partitions it.
+        let d = parse(
+            SHIPPED,
+            "ssdconfig.xml",
+            &[("HostInterface_Type", "SATA"), ("CMT_Sharing_Mode", "EQUAL_PARTITIONING")],
+        )
+        .unwrap();
+        assert!(!d.params.urgent_reads_first && !d.params.mapping_cache_per_flow && !d.params.mapping_cache_divided);
+        assert!(nvme.params.urgent_reads_first && nvme.params.mapping_cache_per_flow);
+        // The flows' logical ranges are partitioned as with NVMe on every resource (SSD_Device.cpp passes every
+        // flow to the partitioning unit), whatever resources the workload names.
+        let all: FlowResources = Default::default();
+        let channel0 = [Some(vec![0]), None, None, None];
+        assert_eq!(
+            d.flow_sector_ranges(&[channel0, all.clone()]).unwrap(),
+            nvme.flow_sector_ranges(&[all.clone(), all]).unwrap()
+        );
     }
 
     #[test]

@@ -100,6 +100,9 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
                     "requests": reads + writes,
                     "reads": reads,
                     "writes": writes,
+                    // From arrival to completion at the host: MQSim's Device_Response_Time with NVMe (unless
+                    // a submission queue fills); with SATA its End_to_End_Request_Delay, as its device response
+                    // time leaves out the wait for the host adapter.
                     "device_response_time_us": if count > 0 { total_ns / count as f64 / 1000.0 } else { 0.0 },
                     "read_response_time_us": by_direction[0].0 / by_direction[0].1.max(1) as f64 / 1000.0,
                     "write_response_time_us": by_direction[1].0 / by_direction[1].1.max(1) as f64 / 1000.0,
@@ -247,13 +250,16 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
             args.device
         ));
     }
-    let mqsim_ranges = mqsim.as_ref().map(|(ranges, _, _)| ranges);
+    let mqsim_ranges = mqsim.as_ref().map(|m| &m.ranges);
     // Flows on part of the flash have MQSim's ranges (their planes' logical space, shared with the flows on
     // them); otherwise each flow has an equal part of the logical space.
-    let unequal = mqsim.as_ref().filter(|(_, _, partial)| *partial);
+    let unequal = mqsim.as_ref().filter(|m| m.partial);
     // Each flow's first sector and sectors as shares of the logical space.
     let share = |i: usize| match unequal {
-        Some((r, total, _)) => (r[i].0 as f64 / *total as f64, (r[i].1 - r[i].0 + 1) as f64 / *total as f64),
+        Some(m) => {
+            let (r, total) = (&m.ranges, m.sectors as f64);
+            (r[i].0 as f64 / total, (r[i].1 - r[i].0 + 1) as f64 / total)
+        }
         None => (i as f64 / n, 1.0 / n),
     };
     let filled: Vec<Filled> = scenario
@@ -280,14 +286,17 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
     let range_bytes = capacity / scenario.flows.len() as u64 / 512 * 512;
     let mut jobs = Vec::new();
     let mut timed = Vec::new();
+    // Over SATA's one stream, every command is counted as the first flow's, its caching mode too.
+    let one_stream = mqsim.as_ref().is_some_and(|m| m.one_stream);
     for (i, flow) in scenario.flows.iter().enumerate() {
+        let caching = if one_stream { scenario.flows[0].caching } else { flow.caching };
         let (start, range_bytes) = match unequal {
-            Some((r, _, _)) => (r[i].0 * 512, (r[i].1 - r[i].0 + 1) * 512),
+            Some(m) => (m.ranges[i].0 * 512, (m.ranges[i].1 - m.ranges[i].0 + 1) * 512),
             None => (range_bytes * i as u64, range_bytes),
         };
         match &flow.kind {
             FlowKind::Synthetic(s) => {
-                let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, flow.caching, start, range_bytes);
+                let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, caching, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
                 // On an MQSim device file, the flow issues the requests MQSim's flow issues (the same random
@@ -354,7 +363,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                             class: if flow.priority.fio().0 == 1 { IoClass::Rt } else { IoClass::Be },
                             level: flow.priority.fio().1,
                             sync: r.op == Op::Write,
-                            fua: flow.caching.bypass()[(r.op == Op::Write) as usize],
+                            fua: caching.bypass()[(r.op == Op::Write) as usize],
                         });
                     }
                 }
