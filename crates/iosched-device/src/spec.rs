@@ -188,8 +188,9 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     if params.mapping_cache_per_flow {
         params.mapping_cache_parts = filled.len().max(1) as u32;
     }
-    if let Some(window) = params.fetch_window_per_flow {
-        params.queue_depth = params.queue_depth.min(window.saturating_mul(filled.len().max(1) as u32));
+    if params.fetch_window_per_flow.is_some() {
+        // NVMe: a submission queue of IO_Queue_Depth per flow, the drive fetching a window of each.
+        params.queue_depth = params.queue_depth.saturating_mul(filled.len().max(1) as u32);
     }
     if params.write_cache_per_flow {
         params.write_cache_parts = filled.len().max(1) as u32;

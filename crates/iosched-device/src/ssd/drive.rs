@@ -23,7 +23,8 @@
 //!   the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
 //!
-//! This file has the host side (commands, link, buffer, mapping waits, trims); the dies are in [`dies`].
+//! This file has the host side (commands, link, buffer, mapping waits, trims); the dies are in [`dies`], the
+//! DRAM caches in [`caches`] and the per-flow NVMe submission queues in [`submission_queues`].
 
 use super::event_queue::{EventQueue, Packed};
 use super::ftl::mqsim_layout::LaidOutFlow;
@@ -39,6 +40,7 @@ use std::collections::VecDeque;
 
 mod caches;
 mod dies;
+mod submission_queues;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
@@ -89,6 +91,8 @@ impl Packed for Event {
 struct Command {
     tag: u32,
     op: Op,
+    /// The flow that submitted it (its submission queue, with a fetch window).
+    flow: u32,
     first_page: u64,
     pages: u64,
     offset_bytes: u64,
@@ -275,6 +279,10 @@ pub struct Ssd {
     /// Translation pages being read, with what waits for each.
     /// (smallvec: nearly always one waiter, so no allocation for it.)
     mapping_waiters: rustc_hash::FxHashMap<u64, smallvec::SmallVec<[MappingWaiter; 2]>>,
+    /// With a fetch window per flow: each flow's submission queue, by flow id ([`submission_queues`]).
+    submission_queues: Vec<submission_queues::FlowQueue>,
+    /// Flows whose window freed during the event being handled, with commands waiting.
+    freed_windows: Vec<u32>,
 }
 
 /// Steady-state FTLs already built, by geometry and seed: preconditioning rewrites the whole drive three times,
@@ -434,11 +442,56 @@ impl Ssd {
             blocking_trim_started: false,
             trim_ranges: std::collections::HashMap::new(),
             done: Vec::new(),
+            submission_queues: Vec::new(),
+            freed_windows: Vec::new(),
             gc_work: GcWork::default(),
             stats: SsdStats::default(),
             last_event_ns: 0,
             p,
         })
+    }
+
+    /// Start a command the drive has taken (fetched from its submission queue).
+    fn start_command(&mut self, now_ns: u64, tag: u32, req: &Request) {
+        let page = self.p.page_bytes;
+        let first_page = req.offset_bytes / page;
+        let end_page = (req.offset_bytes + req.len_bytes).div_ceil(page).max(first_page + 1);
+        let logical = self.ftl.geometry().logical_pages;
+        let command = Command {
+            tag,
+            op: req.op,
+            flow: req.flow.0,
+            first_page: first_page.min(logical),
+            pages: end_page.min(logical) - first_page.min(logical),
+            offset_bytes: req.offset_bytes,
+            bytes: req.len_bytes,
+            outstanding: 0,
+            admitted_pages: 0,
+            linking_pages: 0,
+            dram_pending: 0,
+            urgent: self.p.urgent_reads_first && req.class == iosched_core::request::IoClass::Rt,
+            fua: req.fua,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(command);
+                s
+            }
+            None => {
+                self.slots.push(Some(command));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.in_flight += 1;
+        if req.op == Op::Trim && self.p.trim == TrimMode::NonQueued {
+            self.blocking_trim = Some(slot);
+            self.maybe_start_blocking_trim(now_ns);
+        } else if self.p.command_ns == 0 && matches!(req.op, Op::Read | Op::Write) {
+            // No firmware time: start at once (a read or write always completes through a later event).
+            self.command_ready(now_ns, slot);
+        } else {
+            self.schedule(now_ns + self.p.command_ns, Event::CommandReady(slot));
+        }
     }
 
     fn schedule(&mut self, at_ns: u64, event: Event) {
@@ -453,6 +506,9 @@ impl Ssd {
         let c = self.slots[slot as usize].take().expect("a command completes once");
         self.free_slots.push(slot);
         self.in_flight -= 1;
+        if c.op != Op::Read {
+            self.serviced(c.flow);
+        }
         self.done.push(Completion { tag: c.tag, error: 0 });
     }
 
@@ -619,7 +675,9 @@ impl Ssd {
         let c = self.slots[slot as usize].as_mut().expect("read in flight");
         c.outstanding -= 1;
         if c.outstanding == 0 {
-            let bytes = c.bytes;
+            let (bytes, flow) = (c.bytes, c.flow);
+            // Serviced: MQSim's host interface fetches the flow's next command as the data starts out.
+            self.serviced(flow);
             self.link(now_ns, slot, bytes, true);
         }
     }
@@ -811,44 +869,7 @@ impl Device for Ssd {
     }
 
     fn submit(&mut self, now_ns: u64, tag: u32, req: &Request) {
-        let page = self.p.page_bytes;
-        let first_page = req.offset_bytes / page;
-        let end_page = (req.offset_bytes + req.len_bytes).div_ceil(page).max(first_page + 1);
-        let logical = self.ftl.geometry().logical_pages;
-        let command = Command {
-            tag,
-            op: req.op,
-            first_page: first_page.min(logical),
-            pages: end_page.min(logical) - first_page.min(logical),
-            offset_bytes: req.offset_bytes,
-            bytes: req.len_bytes,
-            outstanding: 0,
-            admitted_pages: 0,
-            linking_pages: 0,
-            dram_pending: 0,
-            urgent: self.p.urgent_reads_first && req.class == iosched_core::request::IoClass::Rt,
-            fua: req.fua,
-        };
-        let slot = match self.free_slots.pop() {
-            Some(s) => {
-                self.slots[s as usize] = Some(command);
-                s
-            }
-            None => {
-                self.slots.push(Some(command));
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.in_flight += 1;
-        if req.op == Op::Trim && self.p.trim == TrimMode::NonQueued {
-            self.blocking_trim = Some(slot);
-            self.maybe_start_blocking_trim(now_ns);
-        } else if self.p.command_ns == 0 && matches!(req.op, Op::Read | Op::Write) {
-            // No firmware time: start at once (a read or write always completes through a later event).
-            self.command_ready(now_ns, slot);
-        } else {
-            self.schedule(now_ns + self.p.command_ns, Event::CommandReady(slot));
-        }
+        self.fetch_or_queue(now_ns, tag, req);
     }
 
     /// One command: its cost is that of one trim of the ranges' total length, and each range is deallocated.
@@ -865,10 +886,10 @@ impl Device for Ssd {
         while let Some((t, event)) = self.events.pop_due(now_ns) {
             self.last_event_ns = t;
             self.handle(t, event);
+            self.fetch_freed(t);
             completed.append(&mut self.done);
         }
     }
-
     fn stats(&self) -> Vec<(String, StatValue)> {
         let f = self.ftl.counters();
         let page = self.p.page_bytes;

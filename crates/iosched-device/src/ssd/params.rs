@@ -115,8 +115,8 @@ pub struct SsdParams {
     pub command_ns: u64,
     pub queue_depth: u32,
     /// MQSim's Queue_Fetch_Size: the commands of a flow's submission queue the drive fetches and holds at once
-    /// (the rest wait in the queue, their time counted). With a workload's flows known, `queue_depth` becomes
-    /// at most this many per flow, one window the flows share (MQSim gives each flow one).
+    /// (the rest wait in the flow's queue, their time counted; other flows' commands do not wait for them).
+    /// `queue_depth` is then each flow's submission queue (MQSim's IO_Queue_Depth), times the flows.
     pub fetch_window_per_flow: Option<u32>,
     /// Whether reads of the real-time class (MQSim's URGENT flows) go before other reads on a die (MQSim's
     /// PRIORITY_OUT_OF_ORDER scheduling); its OUT_OF_ORDER scheduling takes every read in arrival order.
