@@ -397,6 +397,35 @@ fn each_flow_has_a_fetch_window_of_its_own_as_in_mqsim() {
 }
 
 #[test]
+fn a_trace_starts_at_its_own_first_time_beside_other_flows_as_in_mqsim() {
+    // The tpcc trace beside a synthetic reader (scenario 2's second flow: random 4 KiB reads at queue depth 4,
+    // here for 300 ms), programs of 1.25 ms. MQSim registers each trace request at its time in the file, so
+    // tpcc's first request comes at 938 ms, after the reader has finished; iosched had started the trace at 0,
+    // where its backed-up writes held the reader's chips: the reader 646 us against MQSim's 175 (+269 %).
+    let Some(mqsim) = mqsim() else { return };
+    let (workload, config) = edited_workload("mqsim-trace-beside-reader", |w| {
+        let reader_start = w.rfind("<IO_Flow_Parameter_Set_Synthetic>").expect("scenario 2's second flow");
+        let reader_end =
+            w.rfind("</IO_Flow_Parameter_Set_Synthetic>").unwrap() + "</IO_Flow_Parameter_Set_Synthetic>".len();
+        let reader = w[reader_start..reader_end]
+            .replace("<Stop_Time>10000000000<", "<Stop_Time>300000000<")
+            .replace("<Average_No_of_Reqs_in_Queue>16<", "<Average_No_of_Reqs_in_Queue>4<");
+        let trace_end = w.find("</IO_Flow_Parameter_Set_Trace_Based>").expect("the shipped trace flow")
+            + "</IO_Flow_Parameter_Set_Trace_Based>".len();
+        format!("{}\n{reader}{}", &w[..trace_end], &w[trace_end..])
+    });
+    assert_agrees_with_mqsim(
+        &mqsim,
+        &on_workload(
+            &workload,
+            &config,
+            &["--scenario", "3", "--set", "Page_Program_Latency_LSB=1250000,Page_Program_Latency_MSB=1250000"],
+        ),
+        2,
+    );
+}
+
+#[test]
 fn a_sata_drive_and_its_host_adapter_agree_with_mqsim() {
     // HostInterface_Type=SATA: MQSim's SATA_HBA takes SATA_Processing_Delay (400 us in the shipped file) to hand
     // each command to the drive and again each completion back, one at a time (iosched-device's sata_hba.rs);

@@ -340,10 +340,12 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                 let records = &t.records[..kept];
                 let too_long =
                     || bad(format!("{}: its times x {relay_count} relays do not fit in u64 ns", path.display()));
-                // A round follows the last request of the one before by the trace's first time: MQSim replays
-                // the file's own times from there (IO_Flow_Trace_Based's time_offset).
+                // MQSim replays the file's own times (IO_Flow_Trace_Based registers each request at its time in
+                // the file, not from the first), so a trace that starts late starts late beside the other flows;
+                // and a round follows the last request of the one before by the trace's first time (its
+                // time_offset).
                 let span_ns = records.last().map_or(Some(0), |r| t.origin.checked_add(r.at_ns)).ok_or_else(too_long)?;
-                span_ns.checked_mul(*relay_count as u64).ok_or_else(too_long)?;
+                span_ns.checked_mul(*relay_count as u64).and_then(|n| n.checked_add(t.origin)).ok_or_else(too_long)?;
                 let range_sectors = range_bytes / 512;
                 let mut requests = Vec::new();
                 for relay in 0..*relay_count as u64 {
@@ -355,7 +357,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                         let offset = (start + lba * 512).min(start + range_bytes - len);
                         requests.push(TimedIo {
                             // Checked above: the last (latest) record's time times the relays fits.
-                            at_ns: relay * span_ns + r.at_ns,
+                            at_ns: t.origin + relay * span_ns + r.at_ns,
                             op: r.op,
                             offset_bytes: offset,
                             len_bytes: len,
