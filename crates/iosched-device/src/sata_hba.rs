@@ -79,6 +79,10 @@ impl Device for SataHba {
         self.drive.rotational()
     }
 
+    fn can_accept(&self, now_ns: u64) -> bool {
+        self.drive.can_accept(now_ns)
+    }
+
     fn submit(&mut self, now_ns: u64, tag: u32, req: &Request) {
         self.queue(now_ns, tag, req, None);
     }
@@ -99,27 +103,24 @@ impl Device for SataHba {
         loop {
             let drive_at = self.drive.next_event_ns().filter(|&t| t <= now_ns);
             let hand_over_at = self.submissions.front().map(|s| s.at_ns).filter(|&t| t <= now_ns);
-            let drive_first = match (drive_at, hand_over_at) {
-                (Some(t), Some(h)) => t <= h,
-                (Some(_), None) => true,
-                (None, _) => false,
-            };
-            if let (true, Some(t)) = (drive_first, drive_at) {
-                self.drive.advance(t, &mut self.from_drive);
-                for c in self.from_drive.drain(..) {
-                    let at_ns = t.max(self.last_completion_ns) + self.processing_ns;
-                    self.last_completion_ns = at_ns;
-                    self.completion_wait_ns += at_ns - t;
-                    self.completions.push_back((at_ns, c));
+            match (drive_at, hand_over_at) {
+                (Some(t), h) if h.is_none_or(|h| t <= h) => {
+                    self.drive.advance(t, &mut self.from_drive);
+                    for c in self.from_drive.drain(..) {
+                        let at_ns = t.max(self.last_completion_ns) + self.processing_ns;
+                        self.last_completion_ns = at_ns;
+                        self.completion_wait_ns += at_ns - t;
+                        self.completions.push_back((at_ns, c));
+                    }
                 }
-            } else if let Some(t) = hand_over_at {
-                let Some(s) = self.submissions.pop_front() else { break };
-                match &s.ranges {
-                    Some(ranges) => self.drive.submit_trim_ranges(t, s.tag, &s.req, ranges),
-                    None => self.drive.submit(t, s.tag, &s.req),
+                (_, Some(t)) => {
+                    let s = self.submissions.pop_front().expect("a hand-over is due, so one is queued");
+                    match &s.ranges {
+                        Some(ranges) => self.drive.submit_trim_ranges(t, s.tag, &s.req, ranges),
+                        None => self.drive.submit(t, s.tag, &s.req),
+                    }
                 }
-            } else {
-                break;
+                _ => break,
             }
         }
         while let Some(&(at_ns, c)) = self.completions.front() {

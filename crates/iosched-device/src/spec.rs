@@ -98,7 +98,8 @@ pub struct Filled {
     pub resources: crate::ssd::mqsim_file::FlowResources,
 }
 
-/// How an MQSim device file partitions its logical space among a workload's flows.
+/// How an MQSim device file lays out a workload's flows: its partition of the logical space among them, and
+/// whether its interface gives them one stream.
 #[derive(Clone, Debug)]
 pub struct FlowRanges {
     /// The first and last logical sector of each flow, as MQSim partitions its logical space among them given
@@ -161,8 +162,8 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
             sata_processing_ns = device.sata_processing_ns;
             if device.sata && filled.len() > 1 && params.age_occupied {
                 warnings.push(format!(
-                    "{file}: SATA with preconditioning and several flows: MQSim itself stops with a segmentation \
-                     fault on such a workload (its SATA interface has one stream), so this run has no MQSim figure \
+                    "{file}: SATA with preconditioning and several flows: MQSim itself stopped with a segmentation \
+                     fault on such a workload (its shipped scenario 1 of two flows), so there may be no MQSim figure \
                      to compare with; iosched preconditions each flow's range"
                 ));
             }

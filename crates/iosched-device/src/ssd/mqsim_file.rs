@@ -228,8 +228,8 @@ impl MqsimDevice {
 /// Every setting MQSim's parser reads, with whether iosched's model honours it.
 const HONOURED: &[&str] = &[
     "PCIe_Lane_Bandwidth",
-    "SATA_Processing_Delay",
     "PCIe_Lane_Count",
+    "SATA_Processing_Delay",
     "Seed",
     "Enabled_Preconditioning",
     "HostInterface_Type",

@@ -342,10 +342,10 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                     || bad(format!("{}: its times x {relay_count} relays do not fit in u64 ns", path.display()));
                 // MQSim replays the file's own times (IO_Flow_Trace_Based registers each request at its time in
                 // the file, not from the first), so a trace that starts late starts late beside the other flows;
-                // and a round follows the last request of the one before by the trace's first time (its
-                // time_offset).
+                // and each round is offset by the time of the last request of the round before (its
+                // time_offset), so a round spans the last request's time in the file.
                 let span_ns = records.last().map_or(Some(0), |r| t.origin.checked_add(r.at_ns)).ok_or_else(too_long)?;
-                span_ns.checked_mul(*relay_count as u64).and_then(|n| n.checked_add(t.origin)).ok_or_else(too_long)?;
+                span_ns.checked_mul(*relay_count as u64).ok_or_else(too_long)?;
                 let range_sectors = range_bytes / 512;
                 let mut requests = Vec::new();
                 for relay in 0..*relay_count as u64 {
@@ -356,8 +356,9 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                         let len = r.len_bytes.min(range_bytes);
                         let offset = (start + lba * 512).min(start + range_bytes - len);
                         requests.push(TimedIo {
-                            // Checked above: the last (latest) record's time times the relays fits.
-                            at_ns: t.origin + relay * span_ns + r.at_ns,
+                            // The file's time, in its round. Checked above: the latest, the last round's last
+                            // request, is the span times the rounds.
+                            at_ns: relay * span_ns + t.origin + r.at_ns,
                             op: r.op,
                             offset_bytes: offset,
                             len_bytes: len,
