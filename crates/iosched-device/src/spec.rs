@@ -160,6 +160,10 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
             let mut warnings = device.warnings.clone();
             place_flows(&device, filled, &mut params, &mut warnings).map_err(err)?;
             sata_processing_ns = device.sata_processing_ns;
+            // MQSim's NVMe interface gives each flow a stream, and each stream its own write frontiers.
+            if !device.sata {
+                params.write_streams = filled.len().clamp(1, u16::MAX as usize) as u16;
+            }
             if device.sata && filled.len() > 1 && params.age_occupied {
                 warnings.push(format!(
                     "{file}: SATA with preconditioning and several flows: MQSim itself stopped with a segmentation \
@@ -198,8 +202,10 @@ pub fn load_spec_filled(spec: &str, filled: &[Filled]) -> Result<(Box<dyn Device
     }
     params.occupied_pages = filled
         .iter()
-        .filter(|f| f.len > 0.0)
-        .map(|f| crate::ssd::params::Occupied {
+        .enumerate()
+        .filter(|(_, f)| f.len > 0.0)
+        .map(|(stream, f)| crate::ssd::params::Occupied {
+            stream: stream as u16,
             first_page: (f.start * pages as f64) as u64,
             pages: (f.len * pages as f64) as u64,
             aging: f.aging,

@@ -14,11 +14,13 @@
 //!   - a queued trim unmaps its pages and costs `trim_ns + trim_ns_per_mib x MiB`; a non-queued trim first
 //!     waits for every other command and the write buffer to drain, and the drive accepts nothing until it is
 //!     done ([`Device::can_accept`]).
-//! - A die does one operation at a time and picks, when free: a translation-page read; a read (real-time
-//!   commands' first); else, if its free blocks are under the threshold or a cleaning is under way, the next
+//! - A die does one operation at a time and picks, when free: a translation-page read; a read (by the
+//!   commands' priority as `flash_classes` says: real-time first, or NVMe's weighted round robin among the
+//!   classes, [`priority_classes`]); else, if its free blocks are under the threshold or a cleaning is under way, the next
 //!   garbage-collection step (copy up to `program_pages` valid pages: tR each then one tPROG; or the victim's
 //!   erase); else a translation-page program; else a program of up to `program_pages` buffered pages (their
-//!   bytes over the channel, then tPROG; with planes, only pages at the same page of their planes' blocks).
+//!   bytes over the channel, then tPROG; with planes, only pages at the same page of their planes' blocks; each
+//!   write stream at its own frontier of a plane, `write_streams`).
 //!   So reads wait behind at most the operation in progress on their die, and programs wait behind cleaning:
 //!   the two effects seed 002 is about.
 //! - The host link is one resource shared by both directions, at the per-direction rates.
@@ -30,16 +32,18 @@ use super::event_queue::{EventQueue, Packed};
 use super::ftl::mqsim_layout::LaidOutFlow;
 use super::ftl::{Ftl, FtlGeometry, GcWork, Ppn};
 use super::mapping_cache::MappingCache;
-use super::params::{Aging, Precondition, SsdParams, TrimMode};
+use super::params::{Aging, FlashClasses, Precondition, SsdParams, TrimMode};
 use super::write_cache::{WriteCache, WriteCacheParams};
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;
 use iosched_core::request::{Op, Request};
 use iosched_core::units;
+use priority_classes::{ClassQueues, FlashClass};
 use std::collections::VecDeque;
 
 mod caches;
 mod dies;
+mod priority_classes;
 mod submission_queues;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,8 +109,8 @@ struct Command {
     linking_pages: u64,
     /// DRAM accesses of the write cache still to finish for this command.
     dram_pending: u32,
-    /// Real-time class (MQSim's URGENT flows): its page reads go before other reads on a die.
-    urgent: bool,
+    /// The class its page reads and programs are queued in on a die ([`priority_classes`]).
+    class: FlashClass,
     /// Forced unit access: a write goes to flash before it completes (past the buffer and the write cache), a
     /// read is read from flash (not from the write cache).
     fua: bool,
@@ -129,6 +133,10 @@ struct PendingProgram {
     page_in_block: u32,
     /// The write's bytes in this page (what the write buffer holds for it).
     bytes: u32,
+    /// The class it is queued in on its die.
+    class: FlashClass,
+    /// The write stream whose open block of its plane it goes to ([`SsdParams::write_streams`]).
+    stream: u16,
     /// The write waiting for this page when there is no write buffer.
     slot: Option<u32>,
     /// When the program was queued for its die (for the mean program turnaround).
@@ -165,15 +173,15 @@ struct Die {
     op: DieOp,
     op_started_ns: u64,
     op_end_ns: u64,
-    /// Page reads: the command, the page, the bytes the command wants from it, when it was queued.
-    reads: VecDeque<(u32, Ppn, u32, u64)>,
-    urgent_reads: VecDeque<(u32, Ppn, u32, u64)>,
+    /// Page reads by class: the command, the page, the bytes the command wants from it, when it was queued.
+    reads: ClassQueues<(u32, Ppn, u32, u64)>,
     /// The user reads the operation in progress senses: one page, or pages at the same place of the blocks of
     /// one group's planes, read together (MQSim's multi-plane read, TSU_Base::issue_command_to_chip).
     user_reading: Vec<(u32, Ppn, u32, u64)>,
     mapping_reads: VecDeque<u64>,
     mapping_programs: u32,
-    programs: VecDeque<PendingProgram>,
+    /// Programs of user data by class.
+    programs: ClassQueues<PendingProgram>,
     /// Garbage collection under way: copies left (to read, with `gc_copies_over_channel`), then the erase.
     gc_copies: VecDeque<(Ppn, Ppn)>,
     /// With `gc_copies_over_channel`: copies read out, waiting to be written back in.
@@ -324,6 +332,7 @@ fn occupy(ftl: &mut Ftl, p: &SsdParams) {
                 pages: o.precondition_pages,
                 occupancy: (o.pages as f64 / flow_pages).min(1.0),
                 streaming: o.aging == Aging::Sequential,
+                stream: o.stream,
                 addresses: o.mqsim_addresses,
             })
             .collect();
@@ -363,6 +372,7 @@ impl Ssd {
             ftl.set_pool_map(map.clone())?;
         }
         ftl.seed_cleaning(p.seed);
+        ftl.set_write_streams(p.write_streams);
         // MQSim's drive without preconditioning holds no data: a page is mapped when first written or read.
         if !p.occupied_pages.is_empty() && !p.maps_on_first_read {
             occupy(&mut ftl, &p);
@@ -374,6 +384,7 @@ impl Ssd {
             ftl.seed_mqsim_rga(m.rga_seed);
             ftl.open_blocks_eagerly();
         }
+        let streams = ftl.write_streams();
         let cache_parts = p.write_cache_parts.max(1) as u64;
         let mapping_parts = p.mapping_cache_parts.max(1);
         let mapping_entries =
@@ -383,12 +394,11 @@ impl Ssd {
                 op: DieOp::Idle,
                 op_started_ns: 0,
                 op_end_ns: 0,
-                reads: VecDeque::new(),
-                urgent_reads: VecDeque::new(),
+                reads: ClassQueues::default(),
                 user_reading: Vec::new(),
                 mapping_reads: VecDeque::new(),
                 mapping_programs: 0,
-                programs: VecDeque::new(),
+                programs: ClassQueues::default(),
                 gc_copies: VecDeque::new(),
                 gc_erases: VecDeque::new(),
                 gc_writes: VecDeque::new(),
@@ -422,7 +432,7 @@ impl Ssd {
                 })
                 .collect(),
             dram_free_ns: 0,
-            plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize],
+            plane_frontiers: vec![0; (p.dies() * p.plane_groups * p.program_pages) as usize * streams as usize],
             cache_waiters: vec![VecDeque::new(); cache_parts as usize],
             held_kicks: Vec::new(),
             holding_kicks: false,
@@ -469,7 +479,12 @@ impl Ssd {
             admitted_pages: 0,
             linking_pages: 0,
             dram_pending: 0,
-            urgent: self.p.urgent_reads_first && req.class == iosched_core::request::IoClass::Rt,
+            class: match self.p.flash_classes {
+                FlashClasses::InOrder => FlashClass::High,
+                FlashClasses::RealTimeFirst if req.class == iosched_core::request::IoClass::Rt => FlashClass::Urgent,
+                FlashClasses::RealTimeFirst => FlashClass::High,
+                FlashClasses::WeightedRoundRobin => FlashClass::of(req),
+            },
             fua: req.fua,
         };
         let slot = match self.free_slots.pop() {
@@ -626,6 +641,24 @@ impl Ssd {
         }
     }
 
+    /// The class a command's page programs are queued in (under [`FlashClasses::RealTimeFirst`], only reads
+    /// go by class).
+    fn program_class(&self, command_class: FlashClass) -> FlashClass {
+        match self.p.flash_classes {
+            FlashClasses::WeightedRoundRobin => command_class,
+            _ => FlashClass::High,
+        }
+    }
+
+    /// The write stream of a flow's writes ([`SsdParams::write_streams`]): its own where the drive keeps them
+    /// apart (flows beyond the streams share them, modulo), else the one stream 0.
+    fn stream_of_flow(&self, flow: u32) -> u16 {
+        match self.p.write_streams {
+            0 | 1 => 0,
+            n => (flow % n as u32) as u16,
+        }
+    }
+
     /// The die a logical page is written to: its FTL pool's (a pool is a die, or a plane of die `pool % dies`).
     fn die_of_lpn(&self, lpn: u64) -> u32 {
         self.ftl.pool_of_lpn(lpn) % self.p.dies()
@@ -646,7 +679,8 @@ impl Ssd {
             None if self.p.maps_on_first_read => {
                 let pool = self.ftl.pool_of_lpn(lpn);
                 let opened = self.ftl.blocks_opened(pool);
-                let ppn = self.ftl.map_unwritten(lpn);
+                let stream = self.slots[slot as usize].as_ref().map_or(0, |c| self.stream_of_flow(c.flow));
+                let ppn = self.ftl.map_unwritten(lpn, stream);
                 if self.p.mqsim_cleaning.is_some() {
                     self.pool_opened_blocks(pool, opened);
                 } else {
@@ -665,8 +699,8 @@ impl Ssd {
             self.stats.reads_behind_program_or_erase += 1;
             self.stats.read_wait_behind_program_or_erase_ns += d.op_end_ns.saturating_sub(now_ns);
         }
-        let urgent = self.slots[slot as usize].as_ref().is_some_and(|c| c.urgent);
-        if urgent { &mut d.urgent_reads } else { &mut d.reads }.push_back((slot, ppn, bytes, now_ns));
+        let class = self.slots[slot as usize].as_ref().map_or(FlashClass::High, |c| c.class);
+        d.reads.push_back(class, (slot, ppn, bytes, now_ns));
         self.kick(now_ns, die);
     }
 
@@ -741,6 +775,8 @@ impl Ssd {
                         plane: 0,
                         page_in_block: 0,
                         bytes: bytes as u32,
+                        class: self.program_class(c.class),
+                        stream: self.stream_of_flow(c.flow),
                         slot: waiter,
                         queued_ns: 0,
                         placed: false,

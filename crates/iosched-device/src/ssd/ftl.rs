@@ -117,8 +117,10 @@ impl FtlCounters {
 #[derive(Clone)]
 struct Pool {
     free: Vec<u32>,
-    host_open: Option<u32>,
-    gc_open: Option<u32>,
+    /// Per write stream ([`Ftl::set_write_streams`]): the block its host writes go to, and the block the valid
+    /// pages of its blocks go to when they are cleaned.
+    host_open: smallvec::SmallVec<[Option<u32>; 2]>,
+    gc_open: smallvec::SmallVec<[Option<u32>; 2]>,
     /// Blocks opened in this pool, for cost-benefit ages.
     blocks_opened: u64,
     /// Victims whose pages have moved but whose erase has not been done ([`Ftl::take_victim`]).
@@ -126,6 +128,17 @@ struct Pool {
     /// Blocks nobody writes or cleans: MQSim's translation frontiers and other flows' frontiers, in a pool laid
     /// out as MQSim's ([`mqsim_layout`]).
     set_aside: smallvec::SmallVec<[u32; 4]>,
+}
+
+impl Pool {
+    /// Whether block `b` is a write frontier (of any stream): it is not cleaned.
+    fn is_open(&self, b: u32) -> bool {
+        self.host_open.contains(&Some(b)) || self.gc_open.contains(&Some(b))
+    }
+
+    fn open_blocks(&self) -> u32 {
+        self.host_open.iter().chain(&self.gc_open).filter(|b| b.is_some()).count() as u32
+    }
 }
 
 #[derive(Clone)]
@@ -147,6 +160,8 @@ pub struct Ftl {
     opened_at: Vec<u64>,
     /// Per global block: times erased (MQSim's static wear-leveling looks at them).
     erase_counts: Vec<u32>,
+    /// Per global block: the write stream it was opened for (its cleaning copies go to that stream's block).
+    block_stream: Vec<u16>,
     pools: Vec<Pool>,
     counters: FtlCounters,
     fill: Option<Box<fill::Fill>>,
@@ -178,8 +193,8 @@ impl Ftl {
         let pools = (0..g.pools)
             .map(|_| Pool {
                 free: (0..g.blocks_per_pool).rev().collect(),
-                host_open: None,
-                gc_open: None,
+                host_open: smallvec::smallvec![None],
+                gc_open: smallvec::smallvec![None],
                 blocks_opened: 0,
                 under_erase: smallvec::SmallVec::new(),
                 set_aside: smallvec::SmallVec::new(),
@@ -196,6 +211,7 @@ impl Ftl {
             written: vec![0; blocks],
             opened_at: vec![0; blocks],
             erase_counts: vec![0; blocks],
+            block_stream: vec![0; blocks],
             pools,
             counters: FtlCounters::default(),
             fill: None,
@@ -333,14 +349,15 @@ impl Ftl {
         self.valid[block] -= 1;
     }
 
-    /// Append `lpn` to the pool's host or GC open block, opening a free block if needed.
-    fn append(&mut self, pool: u32, lpn: u64, gc: bool) -> Ppn {
+    /// Append `lpn` to `stream`'s host or GC open block of the pool, opening a free block if needed.
+    fn append(&mut self, pool: u32, lpn: u64, gc: bool, stream: u16) -> Ppn {
         let ppb = self.g.pages_per_block;
         let d = &self.pools[pool as usize];
-        let block = match if gc { d.gc_open } else { d.host_open } {
+        let s = stream as usize;
+        let block = match if gc { d.gc_open[s] } else { d.host_open[s] } {
             Some(b) => b,
             None => self
-                .open_block(pool, gc)
+                .open_block(pool, gc, stream)
                 .expect("FTL invariant: a pool never runs out of free blocks (GC keeps a reserve)"),
         };
         let gb = self.global_block(pool, block);
@@ -350,14 +367,14 @@ impl Ftl {
         if self.written[gb] == ppb {
             let d = &mut self.pools[pool as usize];
             if gc {
-                d.gc_open = None;
+                d.gc_open[s] = None;
             } else {
-                d.host_open = None;
+                d.host_open[s] = None;
             }
             // MQSim takes the next write frontier as soon as one is full (Flash_Block_Manager), so the block is
             // opened, and the plane checked, at the write that fills the last one.
             if self.open_eagerly {
-                self.open_block(pool, gc);
+                self.open_block(pool, gc, stream);
             }
         }
         let ppn = gb as u64 * ppb as u64 + page as u64;
@@ -366,39 +383,64 @@ impl Ftl {
         ppn
     }
 
-    /// Open a free block of `pool` for its host writes or its cleaning copies; None when none is free.
-    fn open_block(&mut self, pool: u32, gc: bool) -> Option<u32> {
+    /// Open a free block of `pool` for `stream`'s host writes or cleaning copies; None when none is free.
+    fn open_block(&mut self, pool: u32, gc: bool, stream: u16) -> Option<u32> {
         let d = &mut self.pools[pool as usize];
         let b = d.free.pop()?;
         d.blocks_opened += 1;
         let opened = d.blocks_opened;
         if gc {
-            d.gc_open = Some(b);
+            d.gc_open[stream as usize] = Some(b);
         } else {
-            d.host_open = Some(b);
+            d.host_open[stream as usize] = Some(b);
         }
         let gb = self.global_block(pool, b);
         self.opened_at[gb] = opened;
+        self.block_stream[gb] = stream;
         Some(b)
     }
 
-    /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its pool.
-    /// Call [`Ftl::collect_into`] while [`Ftl::needs_gc`] says so.
+    /// Keep `streams` write streams apart from now on: each has its own open blocks in every pool for its host
+    /// writes and for the cleaning of its blocks, as a multi-stream drive (MQSim's, a stream per flow) does.
+    /// One stream (the default) mixes every write. What was written before is stream 0's; a stream added opens
+    /// its blocks at its first write. Fewer streams than now is not a change this makes.
+    pub fn set_write_streams(&mut self, streams: u16) {
+        let streams = (streams.max(1) as usize).max(self.write_streams() as usize);
+        for d in &mut self.pools {
+            d.host_open.resize(streams, None);
+            d.gc_open.resize(streams, None);
+        }
+    }
+
+    /// The write streams kept apart ([`Ftl::set_write_streams`]).
+    pub fn write_streams(&self) -> u16 {
+        self.pools.first().map_or(1, |d| d.host_open.len() as u16)
+    }
+
+    /// A host write of one logical page: the old copy becomes invalid, the new one is appended on its pool
+    /// (stream 0's block). Call [`Ftl::collect_into`] while [`Ftl::needs_gc`] says so.
     pub fn write(&mut self, lpn: u64) -> Ppn {
+        self.write_in_stream(lpn, 0)
+    }
+
+    /// [`Ftl::write`] of a page of write stream `stream` (below [`Ftl::write_streams`]): appended on its pool's
+    /// block of that stream.
+    pub fn write_in_stream(&mut self, lpn: u64, stream: u16) -> Ppn {
         if let Some((old, fill_copy)) = self.locate(lpn) {
             self.invalidate(old, fill_copy);
         }
         self.counters.host_pages += 1;
         let pool = self.pool_of_lpn(lpn);
-        self.append(pool, lpn, false)
+        self.append(pool, lpn, false, stream)
     }
 
-    /// Map a logical page never written to a page appended on its pool, without programming it (no host page
-    /// counted): MQSim's drive without preconditioning does this on a page's first read, then reads flash there.
-    pub fn map_unwritten(&mut self, lpn: u64) -> Ppn {
+    /// Map a logical page never written to a page appended on its pool's block of write stream `stream`,
+    /// without programming it (no host page counted): MQSim's drive without preconditioning does this on a
+    /// page's first read (at the reading flow's write frontier), then reads flash there.
+    pub fn map_unwritten(&mut self, lpn: u64, stream: u16) -> Ppn {
         debug_assert!(self.locate(lpn).is_none(), "lpn {lpn} is mapped already");
         let pool = self.pool_of_lpn(lpn);
-        self.append(pool, lpn, false)
+        self.append(pool, lpn, false, stream)
     }
 
     /// Trim one logical page.
@@ -425,7 +467,7 @@ impl Ftl {
         let ppb = self.g.pages_per_block;
         let mut best: Option<(f64, u32)> = None;
         for b in 0..self.g.blocks_per_pool {
-            if Some(b) == d.host_open || Some(b) == d.gc_open {
+            if d.is_open(b) {
                 continue;
             }
             let gb = self.global_block(pool, b);
@@ -458,13 +500,12 @@ impl Ftl {
     /// first). None when no full block was drawn.
     fn randomized_victim(&mut self, pool: u32, candidates: u32) -> Option<u32> {
         let d = &self.pools[pool as usize];
-        let (host_open, gc_open) = (d.host_open, d.gc_open);
         let blocks = self.g.blocks_per_pool;
-        let eligible = blocks - host_open.is_some() as u32 - gc_open.is_some() as u32;
+        let eligible = blocks - d.open_blocks();
         let mut drawn: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
         while (drawn.len() as u32) < candidates.min(eligible) {
             let b = self.cleaning_rng.below(blocks as u64) as u32;
-            if Some(b) != host_open && Some(b) != gc_open && !drawn.contains(&b) {
+            if !d.is_open(b) && !drawn.contains(&b) {
                 drawn.push(b);
             }
         }
@@ -484,13 +525,13 @@ impl Ftl {
     fn mqsim_rga_victim(&mut self, pool: u32, candidates: u32) -> Option<u32> {
         let d = &self.pools[pool as usize];
         let blocks = self.g.blocks_per_pool;
-        let unsafe_blocks = d.under_erase.len() + d.set_aside.len() + 2;
+        let unsafe_blocks = d.under_erase.len() + d.set_aside.len() + 2 * d.host_open.len();
         let wanted = (candidates as usize).min(blocks as usize - unsafe_blocks.min(blocks as usize));
         let rng = self.mqsim_rga.as_mut().expect("MQSim's generator");
         let mut drawn: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
         while drawn.len() < wanted {
             let b = (blocks as f64 * rng.next_f64()) as u32;
-            let frontier = Some(b) == d.host_open || Some(b) == d.gc_open || d.set_aside.contains(&b);
+            let frontier = d.is_open(b) || d.set_aside.contains(&b);
             if !frontier && !d.under_erase.contains(&b) && !drawn.contains(&b) {
                 drawn.push(b);
             }
@@ -611,10 +652,7 @@ impl Ftl {
             return false;
         }
         let d = &self.pools[pool as usize];
-        let unsafe_block = Some(min_b) == d.host_open
-            || Some(min_b) == d.gc_open
-            || d.set_aside.contains(&min_b)
-            || d.under_erase.contains(&min_b);
+        let unsafe_block = d.is_open(min_b) || d.set_aside.contains(&min_b) || d.under_erase.contains(&min_b);
         let gb = self.global_block(pool, min_b);
         if unsafe_block || self.written[gb] == 0 {
             return false;
@@ -624,16 +662,18 @@ impl Ftl {
         true
     }
 
-    /// Move the victim's valid pages to the pool's GC block (recorded in `work`) and mark the block empty.
+    /// Move the victim's valid pages to the pool's GC block of the victim's stream (recorded in `work`; MQSim's
+    /// GC_wf of the block's Stream_id) and mark the block empty.
     fn move_valid_pages(&mut self, pool: u32, victim: u32, work: &mut GcWork) {
         work.copies.clear();
         let ppb = self.g.pages_per_block as u64;
         let gb = self.global_block(pool, victim);
+        let stream = self.block_stream[gb];
         let first = gb as u64 * ppb;
         for ppn in first..first + ppb {
             if let Some((lpn, fill_copy)) = self.owner(ppn) {
                 self.invalidate(ppn, fill_copy);
-                let to = self.append(pool, lpn, true);
+                let to = self.append(pool, lpn, true, stream);
                 work.copies.push((ppn, to));
                 self.counters.gc_pages += 1;
             }
@@ -669,7 +709,7 @@ impl Ftl {
         let pages_per_pool = self.g.blocks_per_pool as u64 * ppb;
         let fresh = self.fill.is_none()
             && self.pool_map.is_none()
-            && self.pools.iter().all(|d| d.host_open.is_none() && d.free.len() == self.g.blocks_per_pool as usize);
+            && self.pools.iter().all(|d| d.open_blocks() == 0 && d.free.len() == self.g.blocks_per_pool as usize);
         let fill = fill::Fill::new(self.g.pools, pages_per_pool, &ranges);
         let fits = (0..self.g.pools).all(|d| {
             fill.pages_on_pool(d).div_ceil(ppb) + self.g.gc_free_blocks as u64 <= self.g.blocks_per_pool as u64
@@ -693,7 +733,7 @@ impl Ftl {
             let d = &mut self.pools[pool as usize];
             d.free = (used..self.g.blocks_per_pool).rev().collect();
             d.blocks_opened = used as u64;
-            d.host_open = (pages % ppb != 0).then_some(used - 1);
+            d.host_open[0] = (pages % ppb != 0).then_some(used - 1);
         }
         self.fill = Some(Box::new(fill));
         self.l2p_changes = Some(rustc_hash::FxHashMap::default());
@@ -755,221 +795,4 @@ pub fn lambert_w_write_amplification(op: f64) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn geometry(op: f64, policy: GcPolicy) -> FtlGeometry {
-        let pools = 4;
-        let blocks_per_pool = 512;
-        let pages_per_block = 128;
-        let physical = (pools * blocks_per_pool * pages_per_block) as f64;
-        FtlGeometry {
-            pools,
-            blocks_per_pool,
-            pages_per_block,
-            logical_pages: (physical / (1.0 + op)) as u64,
-            gc_free_blocks: 2,
-            gc_policy: policy,
-        }
-    }
-
-    #[test]
-    fn randomized_greedy_cleans_between_random_and_greedy() {
-        // Drawing every block is greedy (same victims, same counts); drawing one is a random victim, which copies
-        // far more; MQSim's eight candidates sit in between, near greedy.
-        let wa = |policy| {
-            let mut f = Ftl::new(geometry(0.15, policy)).unwrap();
-            f.fill_sequential();
-            f.random_overwrites(2 * f.geometry().logical_pages, 7);
-            f.reset_counters();
-            f.random_overwrites(f.geometry().logical_pages, 8);
-            f.counters()
-        };
-        let greedy = wa(GcPolicy::Greedy);
-        assert_eq!(wa(GcPolicy::Randomized { candidates: 512 }), greedy);
-        let (one, eight) = (wa(GcPolicy::Randomized { candidates: 1 }), wa(GcPolicy::Randomized { candidates: 8 }));
-        let (g, r, d8) = (greedy.write_amplification(), one.write_amplification(), eight.write_amplification());
-        assert!(r > 1.5 * g, "random victims {r} against greedy {g}");
-        assert!(d8 > g && d8 < 1.25 * g, "eight candidates {d8} against greedy {g}");
-    }
-
-    /// One pool of 256 blocks of 4 pages, 250 blocks' worth of logical pages (fill_sequential fills 0-249 in order).
-    fn small_plane(gc_policy: GcPolicy) -> FtlGeometry {
-        FtlGeometry {
-            pools: 1,
-            blocks_per_pool: 256,
-            pages_per_block: 4,
-            logical_pages: 250 * 4,
-            gc_free_blocks: 2,
-            gc_policy,
-        }
-    }
-
-    /// MQSim's RGA, drawn from its GC unit's generator (seed 432 draws blocks 125, 179, 115, 249, 168, 17, 161,
-    /// 229 first, as MQSim's own RandomGenerator does): the victim starts as the lowest-numbered drawn block and
-    /// gives way only to a full block with more stale pages, so of two with most stale pages the lower wins;
-    /// with no stale page among them MQSim skips the cleaning.
-    #[test]
-    fn mqsims_rga_takes_the_victim_mqsims_draws_give() {
-        let g = small_plane(GcPolicy::Randomized { candidates: 8 });
-        let mut f = Ftl::new(g).unwrap();
-        f.fill_sequential(); // blocks 0-249 full, in order
-        f.seed_mqsim_rga(432);
-        let mut work = GcWork::default();
-        assert!(!f.take_victim(0, &mut work), "no stale page among the drawn: MQSim skips");
-        let mut f = Ftl::new(g).unwrap();
-        f.fill_sequential();
-        for lpn in [17 * 4, 125 * 4, 125 * 4 + 1, 161 * 4, 161 * 4 + 1, 200 * 4, 200 * 4 + 1, 200 * 4 + 2] {
-            f.trim(lpn); // 200 has the most stale pages but is not drawn
-        }
-        f.seed_mqsim_rga(432);
-        assert!(f.take_victim(0, &mut work));
-        assert_eq!(work.erased, 125 * 4, "125 and 161 have two stale pages each: the lower-numbered");
-        assert_eq!(work.copies.len(), 2);
-        assert_eq!(f.erasing(0), 1);
-    }
-
-    /// MQSim's static wear-leveling compares block numbers, not erase counts: erasing block 50 leaves it idle
-    /// (50 - 0 < 100), and so does erasing 150 after it (the first block with the most erases is still 50);
-    /// erasing block 150 first sets it off, and it relocates the coldest block (0, the lowest-numbered never
-    /// erased); once that is erased the first block with the most erases (0) is below the first with the fewest
-    /// (1), the unsigned difference wraps, and block 1 goes next.
-    #[test]
-    fn mqsims_static_wear_leveling_relocates_the_coldest_block_once_a_block_100_up_is_erased() {
-        let g = small_plane(GcPolicy::Greedy);
-        let mut f = Ftl::new(g).unwrap();
-        f.fill_sequential(); // blocks 0-249 full, in order
-        let mut work = GcWork::default();
-        let clean = |f: &mut Ftl, block: u64| {
-            let mut work = GcWork::default();
-            for page in 0..4 {
-                f.trim(block * 4 + page); // the only block with stale pages: greedy takes it
-            }
-            assert!(f.take_victim(0, &mut work));
-            assert_eq!(work.erased, block * 4);
-            f.erased(work.erased);
-        };
-        clean(&mut f, 50);
-        assert!(!f.take_static_wear_leveling(0, &mut work), "block 50 is fewer than 100 above block 0");
-        clean(&mut f, 150);
-        assert!(!f.take_static_wear_leveling(0, &mut work), "the first block with the most erases is still 50");
-        let mut f = Ftl::new(g).unwrap();
-        f.fill_sequential();
-        clean(&mut f, 150);
-        assert!(f.take_static_wear_leveling(0, &mut work));
-        assert_eq!((work.erased, work.copies.len()), (0, 4), "block 0 relocated, its four valid pages moved");
-        f.erased(work.erased);
-        assert!(f.take_static_wear_leveling(0, &mut work));
-        assert_eq!(work.erased, 4, "then block 1");
-    }
-
-    #[test]
-    fn lambert_formula_matches_the_reference_table() {
-        for (op, wa) in [(0.07, 7.82), (0.10, 5.68), (0.28, 2.48), (0.30, 2.36), (1.0, 1.26)] {
-            let got = lambert_w_write_amplification(op);
-            assert!((got - wa).abs() < 0.01, "op {op}: {got} vs {wa}");
-        }
-    }
-
-    #[test]
-    fn mapping_tracks_overwrites_and_trims() {
-        let mut f = Ftl::new(geometry(0.28, GcPolicy::Greedy)).unwrap();
-        let a = f.write(5);
-        assert_eq!(f.lookup(5), Some(a));
-        let b = f.write(5);
-        assert_ne!(a, b);
-        assert_eq!(f.lookup(5), Some(b));
-        f.trim(5);
-        assert_eq!(f.lookup(5), None);
-        assert_eq!(f.counters().trimmed_pages, 1);
-        assert_eq!(f.pool_of_ppn(b), f.pool_of_lpn(5));
-    }
-
-    #[test]
-    fn random_overwrites_in_a_range_age_only_that_range_and_leave_cleaning_under_way() {
-        let g = geometry(0.07, GcPolicy::Greedy);
-        let n = g.logical_pages;
-        let (first, pages) = (n / 4, n / 2);
-        let mut f = Ftl::new(g).unwrap();
-        f.fill_ranges(&[(first, pages)]);
-        let before = f.counters();
-        f.random_overwrites_in(first, pages, 2 * pages, 7);
-        let aged = f.counters();
-        assert_eq!(aged.host_pages - before.host_pages, 2 * pages);
-        // Half the drive's data, rewritten twice over, fills the spare: cleaning has run.
-        assert!(aged.erases > 0 && aged.gc_pages > 0, "{aged:?}");
-        for lpn in 0..n {
-            assert_eq!(f.lookup(lpn).is_some(), (first..first + pages).contains(&lpn), "lpn {lpn}");
-        }
-        // Over the whole drive, the same pages as random_overwrites.
-        let (mut a, mut b) = (Ftl::new(g).unwrap(), Ftl::new(g).unwrap());
-        a.random_overwrites(1000, 3);
-        b.random_overwrites_in(0, n, 1000, 3);
-        for lpn in 0..n {
-            assert_eq!(a.lookup(lpn), b.lookup(lpn), "lpn {lpn}");
-        }
-    }
-
-    #[test]
-    fn a_fill_kept_as_arithmetic_behaves_as_the_page_by_page_fill() {
-        let g = geometry(0.07, GcPolicy::Greedy);
-        let n = g.logical_pages;
-        let ranges = [(0, n / 3), (n / 2, n / 3 + 7)];
-        let mut quick = Ftl::new(g).unwrap();
-        quick.fill_ranges(&ranges);
-        assert!(quick.fill.is_some(), "a fresh drive takes the arithmetic fill");
-        let mut slow = Ftl::new(g).unwrap();
-        for &(first, pages) in &ranges {
-            slow.fill_range(first, pages);
-        }
-        for lpn in 0..n {
-            assert_eq!(quick.lookup(lpn), slow.lookup(lpn), "lpn {lpn}");
-        }
-        // Overwrites, trims and cleaning then go the same way.
-        let mut work = GcWork::default();
-        for f in [&mut quick, &mut slow] {
-            f.reset_counters();
-            let mut rng = SimRng::new(3, 1);
-            for i in 0..3 * n {
-                let lpn = rng.below(n);
-                if i % 17 == 0 {
-                    f.trim(lpn);
-                } else {
-                    f.write(lpn);
-                    let pool = f.pool_of_lpn(lpn);
-                    f.collect_until_ok(pool, &mut work);
-                }
-            }
-        }
-        assert!(quick.counters().erases > 0);
-        assert_eq!(quick.counters(), slow.counters());
-        for lpn in 0..n {
-            assert_eq!(quick.lookup(lpn), slow.lookup(lpn), "lpn {lpn}");
-            if let Some(ppn) = quick.lookup(lpn) {
-                assert_eq!(quick.owner(ppn).map(|(owner, _)| owner), Some(lpn));
-            }
-        }
-    }
-
-    #[test]
-    fn gc_keeps_every_logical_page_readable() {
-        let mut f = Ftl::new(geometry(0.07, GcPolicy::Greedy)).unwrap();
-        f.fill_sequential();
-        f.random_overwrites(f.geometry().logical_pages * 2, 7);
-        assert!(f.counters().erases > 0);
-        // Every logical page maps to a page that maps back to it.
-        for lpn in 0..f.geometry().logical_pages {
-            let ppn = f.lookup(lpn).expect("written pages stay mapped");
-            assert_eq!(f.owner(ppn).map(|(owner, _)| owner), Some(lpn));
-        }
-        let valid: u64 = f.valid.iter().map(|v| *v as u64).sum();
-        assert_eq!(valid, f.geometry().logical_pages);
-    }
-
-    #[test]
-    fn too_little_over_provisioning_is_an_error() {
-        let mut g = geometry(0.0, GcPolicy::Greedy);
-        g.logical_pages = g.physical_pages();
-        assert!(Ftl::new(g).err().unwrap().contains("over-provisioning"));
-    }
-}
+mod tests;

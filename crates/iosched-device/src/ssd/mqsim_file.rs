@@ -95,7 +95,7 @@
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::GcPolicy;
-use super::params::{ChannelCommandNs, MqsimCleaning, PageTypes, Precondition, SsdParams, TrimMode};
+use super::params::{ChannelCommandNs, FlashClasses, MqsimCleaning, PageTypes, Precondition, SsdParams, TrimMode};
 use super::write_cache::WriteCacheParams;
 use iosched_core::units;
 use std::collections::BTreeMap;
@@ -491,7 +491,7 @@ pub fn parse(text: &str, file: &str, overrides: &[(&str, &str)]) -> Result<Mqsim
         // SATA has one stream (Host_Interface_SATA's SATA_STREAM_ID): every flow's transactions are stream 0's,
         // with no priority class, which TSU_Priority_OutOfOrder queues as HIGH; and SSD_Device.cpp builds the
         // address mapping for one stream, so one mapping table, whole (EQUAL_PARTITIONING divides it by one).
-        params.urgent_reads_first = false;
+        params.flash_classes = FlashClasses::InOrder;
         params.mapping_cache_per_flow = false;
         params.mapping_cache_divided = false;
     }
@@ -668,7 +668,12 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         command_ns: 0,
         queue_depth,
         fetch_window_per_flow: fetch_window,
-        urgent_reads_first: scheduling == "PRIORITY_OUT_OF_ORDER",
+        flash_classes: match scheduling.as_str() {
+            "PRIORITY_OUT_OF_ORDER" => FlashClasses::WeightedRoundRobin,
+            _ => FlashClasses::InOrder,
+        },
+        // A stream per flow over NVMe, set once the workload's flows are known (spec.rs); SATA has one.
+        write_streams: 1,
         allocation_order,
         pool_map: None,
         flow_first_lpns: Vec::new(),
@@ -817,8 +822,12 @@ mod tests {
             &[("HostInterface_Type", "SATA"), ("CMT_Sharing_Mode", "EQUAL_PARTITIONING")],
         )
         .unwrap();
-        assert!(!d.params.urgent_reads_first && !d.params.mapping_cache_per_flow && !d.params.mapping_cache_divided);
-        assert!(nvme.params.urgent_reads_first && nvme.params.mapping_cache_per_flow);
+        assert!(
+            d.params.flash_classes == FlashClasses::InOrder
+                && !d.params.mapping_cache_per_flow
+                && !d.params.mapping_cache_divided
+        );
+        assert!(nvme.params.flash_classes == FlashClasses::WeightedRoundRobin && nvme.params.mapping_cache_per_flow);
         // The flows' logical ranges are partitioned as with NVMe on every resource (SSD_Device.cpp passes every
         // flow to the partitioning unit), whatever resources the workload names.
         let all: FlowResources = Default::default();

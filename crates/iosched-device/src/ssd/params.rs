@@ -58,6 +58,24 @@ pub struct Occupied {
     pub precondition_pages: u64,
     /// A flow whose occupied pages MQSim's layout draws with MQSim's own random numbers.
     pub mqsim_addresses: Option<super::ftl::mqsim_layout::MqsimFlowAddresses>,
+    /// The flow's place among the workload's flows (its write stream in MQSim's layout).
+    pub stream: u16,
+}
+
+/// How a die orders the user reads and programs of commands of different I/O priorities (the drive's own
+/// scheduling; the host's scheduler is a policy above it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlashClasses {
+    /// Every user read and program in arrival order (MQSim's OUT_OF_ORDER scheduling, and its SATA interface).
+    InOrder,
+    /// Real-time commands' reads before the others, which go in arrival order, as do all programs (iosched's
+    /// presets: a drive serves the commands of a real-time submission queue first; Linux does not weigh the
+    /// others, and buffered writes are programmed later whatever their class).
+    RealTimeFirst,
+    /// Real-time first, then best-effort levels 0-3, 4-6 and 7 (and idle) by NVMe's weighted round robin, 4:2:1,
+    /// as MQSim's PRIORITY_OUT_OF_ORDER scheduling serves its HIGH, MEDIUM and LOW flows (ssd/drive/
+    /// priority_classes.rs).
+    WeightedRoundRobin,
 }
 
 /// The channel time of a command's own cycles: a read's, an erase's and a one-plane program's command and
@@ -118,9 +136,13 @@ pub struct SsdParams {
     /// (the rest wait in the flow's queue, their time counted; other flows' commands do not wait for them).
     /// `queue_depth` is then each flow's submission queue (MQSim's IO_Queue_Depth), times the flows.
     pub fetch_window_per_flow: Option<u32>,
-    /// Whether reads of the real-time class (MQSim's URGENT flows) go before other reads on a die (MQSim's
-    /// PRIORITY_OUT_OF_ORDER scheduling); its OUT_OF_ORDER scheduling takes every read in arrival order.
-    pub urgent_reads_first: bool,
+    /// How a die orders its user reads and programs by the commands' I/O priority.
+    pub flash_classes: FlashClasses,
+    /// Write streams the drive keeps apart: each has its own open block in every plane for its writes (and for
+    /// the cleaning of its blocks), so the flows' pages do not mix in a block (MQSim's NVMe interface, a stream
+    /// per flow: Flash_Block_Manager's Data_wf and GC_wf per stream; NVMe's streams directive). Flow `f` writes
+    /// in stream `f % write_streams`; 1 mixes every write, as most drives do.
+    pub write_streams: u16,
     /// The static allocation's order of channels, chips, dies and planes (0-3), the fastest-moving first
     /// (MQSim's Plane_Allocation_Scheme; [0, 1, 2, 3] is CWDP, `lpn % pools`).
     pub allocation_order: [usize; 4],
@@ -386,7 +408,8 @@ fn nvme() -> SsdParams {
         command_ns: 5 * US,
         queue_depth: 1024,
         fetch_window_per_flow: None,
-        urgent_reads_first: true,
+        flash_classes: FlashClasses::RealTimeFirst,
+        write_streams: 1,
         allocation_order: [0, 1, 2, 3],
         pool_map: None,
         flow_first_lpns: Vec::new(),
@@ -450,7 +473,8 @@ fn netflix() -> SsdParams {
         command_ns: 10 * US,
         queue_depth: 32,
         fetch_window_per_flow: None,
-        urgent_reads_first: true,
+        flash_classes: FlashClasses::RealTimeFirst,
+        write_streams: 1,
         allocation_order: [0, 1, 2, 3],
         pool_map: None,
         flow_first_lpns: Vec::new(),

@@ -64,9 +64,11 @@ struct Slot {
 /// What admitting one page did.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Admitted {
-    /// Pages to program now: (logical page, bytes).
-    /// (smallvec: one or two, taken apart at once; no allocation for them.)
-    pub write_backs: smallvec::SmallVec<[(u64, u32); 2]>,
+    /// A dirty page evicted for this one, to program now: (logical page, bytes). MQSim queues its program as
+    /// URGENT (Data_Cache_Manager_Flash_Advanced::write_to_destage_buffer).
+    pub evicted: Option<(u64, u32)>,
+    /// This page, cold, written back at once: (logical page, bytes). Its program has the write's class.
+    pub written_back: Option<(u64, u32)>,
     /// Bytes read from DRAM for an eviction.
     pub eviction_read_bytes: u64,
 }
@@ -106,7 +108,7 @@ impl WriteCache {
             // A new slot, the least recent leaving for it when the cache is full.
             if let Some((old, slot)) = self.slots.push_new(lpn, Slot::default()) {
                 if slot.dirty {
-                    out.write_backs.push((old, page_bytes as u32));
+                    out.evicted = Some((old, page_bytes as u32));
                     out.eviction_read_bytes += page_bytes;
                     self.in_flight_sectors += page_bytes.div_ceil(SECTOR_BYTES);
                 }
@@ -117,7 +119,7 @@ impl WriteCache {
             // Cold: written back at once.
             slot.writebacks_in_flight += 1;
             slot.dirty = false;
-            out.write_backs.push((lpn, bytes));
+            out.written_back = Some((lpn, bytes));
             self.in_flight_sectors += (bytes as u64).div_ceil(SECTOR_BYTES);
         } else {
             slot.dirty = true;
@@ -171,15 +173,15 @@ mod tests {
     fn cold_writes_go_back_at_once_and_hot_ones_stay_until_evicted() {
         let mut c = WriteCache::new(params());
         // At time 0 the filter is not reset (MQSim resets it after the first write past each second).
-        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs.to_vec(), vec![(7, 4096)]);
-        assert_eq!(c.admit(0, 7, 4096, 8192).write_backs.to_vec(), vec![]); // hot: stays dirty
+        assert_eq!(c.admit(0, 7, 4096, 8192).written_back, Some((7, 4096)));
+        assert_eq!(c.admit(0, 7, 4096, 8192), Admitted::default()); // hot: stays dirty
         assert!(c.holds(7));
         c.written_back(7, 4096); // the cold copy is on flash; the newer data stays
         assert!(c.holds(7));
-        assert_eq!(c.admit(0, 8, 4096, 8192).write_backs.to_vec(), vec![(8, 4096)]);
+        assert_eq!(c.admit(0, 8, 4096, 8192).written_back, Some((8, 4096)));
         // Room for a third page evicts 7 (least recent), which is dirty: written back with its page.
         let a = c.admit(0, 9, 4096, 8192);
-        assert_eq!(a.write_backs.to_vec(), vec![(7, 8192), (9, 4096)]);
+        assert_eq!((a.evicted, a.written_back), (Some((7, 8192)), Some((9, 4096))));
         assert_eq!(a.eviction_read_bytes, 8192);
         assert!(!c.holds(7));
     }

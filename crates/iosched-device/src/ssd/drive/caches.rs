@@ -73,7 +73,8 @@ impl Ssd {
                 let ppn = self.ftl.lookup(lpn);
                 let first_read = self.p.maps_on_first_read && ppn.is_none();
                 if first_read {
-                    self.advance_plane_frontier(lpn);
+                    let stream = self.slots[slot as usize].as_ref().map_or(0, |c| self.stream_of_flow(c.flow));
+                    self.advance_plane_frontier(lpn, stream);
                 }
                 self.cache_entry(now_ns, lpn, first_read);
                 self.page_read_at(now_ns, slot, lpn, bytes, ppn);
@@ -139,10 +140,29 @@ impl Ssd {
             if taken.eviction_read_bytes > 0 {
                 self.dram(now_ns, taken.eviction_read_bytes);
             }
-            for (lpn, bytes) in taken.write_backs {
+            // An evicted page's program is URGENT where classes are kept (MQSim's), the cold page's the write's.
+            let evicted_class = if self.p.flash_classes == FlashClasses::WeightedRoundRobin {
+                FlashClass::Urgent
+            } else {
+                FlashClass::High
+            };
+            let programs = [
+                taken.evicted.map(|e| (e, evicted_class)),
+                taken.written_back.map(|w| (w, self.program_class(c.class))),
+            ];
+            for ((lpn, bytes), class) in programs.into_iter().flatten() {
                 self.unprogrammed_pages += 1;
-                let pp =
-                    PendingProgram { lpn, plane: 0, page_in_block: 0, bytes, slot: None, queued_ns: 0, placed: false };
+                let pp = PendingProgram {
+                    lpn,
+                    plane: 0,
+                    page_in_block: 0,
+                    bytes,
+                    class,
+                    stream: self.stream_of_flow(c.flow),
+                    slot: None,
+                    queued_ns: 0,
+                    placed: false,
+                };
                 if self.mapped_entry_cached(lpn) {
                     self.queue_program(now_ns, pp);
                 } else {

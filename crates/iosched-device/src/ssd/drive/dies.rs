@@ -6,9 +6,9 @@
 use super::*;
 
 impl Ssd {
-    /// With planes: the plane `lpn` lives on, and the page of its block the next write there takes (which
-    /// then moves on).
-    pub(super) fn advance_plane_frontier(&mut self, lpn: u64) -> (u16, u32) {
+    /// With planes: the plane `lpn` lives on, and the page of `stream`'s block there the next write of the
+    /// stream takes (which then moves on).
+    pub(super) fn advance_plane_frontier(&mut self, lpn: u64, stream: u16) -> (u16, u32) {
         if self.p.plane_groups == 0 {
             return (0, 0);
         }
@@ -16,7 +16,9 @@ impl Ssd {
         let planes = self.p.plane_groups as u64 * self.p.program_pages as u64;
         // The plane of the pool the page belongs to (by `lpn` in the default allocation).
         let plane = self.p.plane_of_stripe((self.ftl.pool_of_lpn(lpn) / self.p.dies()) as u64) as u16;
-        let frontier = &mut self.plane_frontiers[(die * planes) as usize + plane as usize];
+        let streams = self.ftl.write_streams() as u64;
+        let at = ((die * planes + plane as u64) * streams + stream as u64) as usize;
+        let frontier = &mut self.plane_frontiers[at];
         let page = *frontier;
         *frontier = (*frontier + 1) % self.p.pages_per_block;
         (plane, page)
@@ -30,18 +32,18 @@ impl Ssd {
     /// A buffered page ready for its die: queue its program (with planes, at its plane's write frontier).
     pub(super) fn queue_program(&mut self, now_ns: u64, mut pp: PendingProgram) {
         let die = self.die_of_lpn(pp.lpn);
-        (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn);
+        (pp.plane, pp.page_in_block) = self.advance_plane_frontier(pp.lpn, pp.stream);
         pp.queued_ns = now_ns;
         // MQSim gives a write its page when it dispatches it, unless the plane's writes are stopped.
         let pool = self.ftl.pool_of_lpn(pp.lpn);
         if self.p.mqsim_cleaning.is_some() && !self.pool_writes_stopped(pool) {
             let opened = self.ftl.blocks_opened(pool);
-            self.ftl.write(pp.lpn);
+            self.ftl.write_in_stream(pp.lpn, pp.stream);
             pp.placed = true;
             self.pool_opened_blocks(pool, opened);
         }
         self.cache_entry(now_ns, pp.lpn, true);
-        self.dies[die as usize].programs.push_back(pp);
+        self.dies[die as usize].programs.push_back(pp.class, pp);
         self.kick(now_ns, die);
     }
 
@@ -271,7 +273,6 @@ impl Ssd {
     /// Whether the die has anything to do.
     fn has_work(d: &Die) -> bool {
         !(d.mapping_reads.is_empty()
-            && d.urgent_reads.is_empty()
             && d.reads.is_empty()
             && d.gc_copies.is_empty()
             && d.gc_writes.is_empty()
@@ -296,6 +297,9 @@ impl Ssd {
         for &die in &held {
             self.kick(now_ns, die);
         }
+        if self.p.flash_classes == FlashClasses::WeightedRoundRobin && !held.is_empty() {
+            self.look_at_busy_dies(now_ns);
+        }
         self.held_kicks = held;
         self.held_kicks.clear();
     }
@@ -318,7 +322,53 @@ impl Ssd {
     }
 
     /// Start an idle die's next operation, its turn on the channel (if it must wait for one) already given.
+    /// Where the scheduler's look at the user queues passed over every class with work and the die found
+    /// nothing else to do, it looks again ([`priority_classes`]: MQSim's chip would wait for its next visit),
+    /// this time without the extra look at the writes that MQSim's service_read_transaction takes. (With it,
+    /// LOW programs alone on a die would be found by that extra look and passed over by the one that serves, at
+    /// every visit: MQSim's chip would never program them. Here they go.)
     fn start_op(&mut self, now_ns: u64, die: u32) {
+        self.start_op_once(now_ns, die, false);
+        let d = &self.dies[die as usize];
+        if d.op == DieOp::Idle && (!d.reads.is_empty() || self.has_program_that_can_go(die)) {
+            self.start_op_once(now_ns, die, true);
+        }
+    }
+
+    /// With priority classes: after a command's transactions are queued, MQSim's scheduler (TSU_Priority_OutOfOrder::
+    /// Schedule) visits the chips of every channel whose bus is idle, and a visit looks at the chip's queues
+    /// before it checks whether the chip is free: a look at the reads, one at the writes if no read class was
+    /// found (service_read_transaction), and one at the writes (service_write_transaction). So the turns of a
+    /// busy die's round robin move on while it works, and which class it serves when it is free depends on how
+    /// often it was visited meanwhile. Here every busy die of such a channel takes those looks. (MQSim's
+    /// visits on a channel stop at the first chip that starts a command; dies started by this command's
+    /// transactions were started just before.)
+    fn look_at_busy_dies(&mut self, now_ns: u64) {
+        for die in 0..self.p.dies() {
+            if self.dies[die as usize].op == DieOp::Idle || self.channel_busy(now_ns, self.channel_of(die)) {
+                continue;
+            }
+            let (ftl, p) = (&self.ftl, &self.p);
+            let held = |pp: &PendingProgram| !pp.placed && Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn));
+            let d = &mut self.dies[die as usize];
+            if d.reads.look(|_| true).is_none() {
+                d.programs.look(|pp| !held(pp));
+            }
+            d.programs.look(|pp| !held(pp));
+        }
+    }
+
+    /// Whether one of the die's queued programs can go now (none waits for its plane's writes to resume).
+    fn has_program_that_can_go(&self, die: u32) -> bool {
+        let (ftl, p) = (&self.ftl, &self.p);
+        self.dies[die as usize]
+            .programs
+            .iter()
+            .any(|pp| pp.placed || !Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn)))
+    }
+
+    /// [`Ssd::start_op`]'s one look at what the die does next (`again`: its second).
+    fn start_op_once(&mut self, now_ns: u64, die: u32, again: bool) {
         // Cleaning reads come after translation-page reads, before anything else: as many as one multi-plane
         // read takes, their data then going out over the channel.
         let d = &self.dies[die as usize];
@@ -338,25 +388,28 @@ impl Ssd {
         let d = &self.dies[die as usize];
         let cleaning_first = self.p.cleaning_before_reads
             && (!d.gc_copies.is_empty() || !d.gc_writes.is_empty() || !d.gc_erases.is_empty());
+        let mut passed_reads = false;
         let read = if let Some(&translation_page) = d.mapping_reads.front() {
             Some((DieOp::MappingRead { translation_page }, self.p.mapping_read_bytes, self.p.read_ns))
         } else if let Some(bytes) = gc_read_bytes {
             let from = d.gc_moving.first().map_or(0, |&(from, _)| from);
             Some((DieOp::GcRead, bytes, self.p.read_ns_at(self.page_in_block(from))))
-        } else if cleaning_first || (d.urgent_reads.is_empty() && d.reads.is_empty()) {
+        } else if cleaning_first {
             None
-        } else {
-            // The first read of the urgent queue, else of the others, with the reads of the same queue at the
-            // same page of the group's other planes.
-            type Reads = VecDeque<(u32, Ppn, u32, u64)>;
-            let queue: fn(&mut Die) -> &mut Reads =
-                if d.urgent_reads.is_empty() { |d| &mut d.reads } else { |d| &mut d.urgent_reads };
+        } else if let Some(class) = self.dies[die as usize].reads.look(|_| true) {
+            // The first read of the class whose turn it is, with the reads of the same class at the same page of
+            // the group's other planes.
             let mut taken = std::mem::take(&mut self.dies[die as usize].user_reading);
-            self.take_multi_plane(die, queue, |r| r.1, &mut taken);
+            self.take_multi_plane(die, |d| d.reads.queue_mut(class), |r| r.1, &mut taken);
             let bytes: u64 = taken.iter().map(|r| r.2 as u64).sum();
             let sense_ns = self.p.read_ns_at(self.page_in_block(taken[0].1));
             self.dies[die as usize].user_reading = taken;
             Some((DieOp::Read, bytes, sense_ns))
+        } else {
+            // No user read this look: MQSim's service_read_transaction then looks at the writes once before its
+            // service_write_transaction looks again and serves them.
+            passed_reads = true;
+            None
         };
         let p = &self.p;
         let ch = self.channel_of(die);
@@ -429,29 +482,36 @@ impl Ssd {
         } else if !d.programs.is_empty() {
             // Clean one victim before programming more: its copies and erase come first.
             if self.clean_if_short(die) {
-                return self.start_op(now_ns, die);
+                return self.start_op_once(now_ns, die, again);
             }
             // With mqsim_cleaning, programs for a plane whose writes are stopped wait (the first other one goes).
+            // The class whose turn it is among those with a program that can go.
             let (ftl, p) = (&self.ftl, &self.p);
             let held = |pp: &PendingProgram| !pp.placed && Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn));
-            let Some(head_at) = self.dies[die as usize].programs.iter().position(|pp| !held(pp)) else {
+            if passed_reads && !again {
+                self.dies[die as usize].programs.look(|pp| !held(pp));
+            }
+            let Some(class) = self.dies[die as usize].programs.look(|pp| !held(pp)) else {
                 return;
             };
+            let programs = self.dies[die as usize].programs.queue_mut(class);
+            let head_at = programs.iter().position(|pp| !held(pp)).expect("a program that can go");
             let p = &self.p;
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
             taken.clear();
+            let programs = d.programs.queue_mut(class);
             if p.plane_groups > 0 {
                 // The head's page, and pages of the same die's other planes at the same page of their blocks.
-                let head = d.programs.remove(head_at).expect("a program");
+                let head = programs.remove(head_at).expect("a program");
                 // The planes of the head's group (planes are numbered group by group), without a division per page.
                 let first_plane = head.plane as u32 / p.program_pages * p.program_pages;
                 let group = first_plane..first_plane + p.program_pages;
                 let mut planes_taken = 1u64 << head.plane;
                 taken.push(head);
                 let mut i = 0;
-                while i < d.programs.len() && taken.len() < p.program_pages as usize {
-                    let c = d.programs[i];
+                while i < programs.len() && taken.len() < p.program_pages as usize {
+                    let c = programs[i];
                     if group.contains(&(c.plane as u32))
                         && planes_taken & (1 << c.plane) == 0
                         && c.page_in_block == head.page_in_block
@@ -459,14 +519,14 @@ impl Ssd {
                     {
                         planes_taken |= 1 << c.plane;
                         taken.push(c);
-                        d.programs.remove(i);
+                        programs.remove(i);
                     } else {
                         i += 1;
                     }
                 }
             } else {
-                let k = d.programs.len().min(p.program_pages as usize);
-                taken.extend(d.programs.drain(..k));
+                let k = programs.len().min(p.program_pages as usize);
+                taken.extend(programs.drain(..k));
             }
             let mut opened: smallvec::SmallVec<[(u32, u64); 8]> = smallvec::SmallVec::new();
             for pp in taken.iter().filter(|pp| !pp.placed) {
@@ -474,7 +534,7 @@ impl Ssd {
                 if !opened.iter().any(|&(q, _)| q == pool) {
                     opened.push((pool, self.ftl.blocks_opened(pool)));
                 }
-                self.ftl.write(pp.lpn);
+                self.ftl.write_in_stream(pp.lpn, pp.stream);
             }
             // tPROG by the type of the first page (where the FTL put it), as MQSim times a multi-plane program.
             let program_ns = match (&self.p.page_types, taken.first().and_then(|pp| self.ftl.lookup(pp.lpn))) {

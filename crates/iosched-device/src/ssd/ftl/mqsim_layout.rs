@@ -13,11 +13,11 @@
 //!   are its share of the goal rounded down (the pages left over go to the first count's blocks), and blocks are
 //!   filled from the most valid pages down, each taking the plane's highest logical pages left. Every other page
 //!   of a filled block is stale.
-//! - Each plane had its write frontiers (data, translation and cleaning, per flow) taken from its pool first.
-//!   Here each of the FTL's pools is one of MQSim's planes, and its free blocks are the plane's pool: its data
-//!   and cleaning blocks are opened in the place of MQSim's frontiers (one of each, where MQSim has one per
-//!   flow), the translation frontiers and the other flows' frontiers set aside, used by nobody (MQSim never
-//!   programs translation pages).
+//! - Each plane had its write frontiers (data, translation and cleaning, per flow) taken from its pool first,
+//!   and each flow's blocks are filled through its own data frontier. Here each of the FTL's pools is one of
+//!   MQSim's planes, and its free blocks are the plane's pool: each flow's write stream has its data and
+//!   cleaning blocks opened in the place of MQSim's frontiers, and the translation frontiers are set aside, used
+//!   by nobody (MQSim never programs translation pages).
 //!
 //! Where MQSim's layout cannot place every page of a plane (MQSim then stops with an error), the rest are
 //! written afterwards as a drive writes them. Approximations: the occupied pages are picked uniformly as MQSim
@@ -57,6 +57,9 @@ pub struct LaidOutFlow {
     pub pages: u64,
     pub occupancy: f64,
     pub streaming: bool,
+    /// The flow's write stream (its place among the workload's flows): its blocks are filled through its own
+    /// data frontier.
+    pub stream: u16,
     /// A flow whose occupied pages MQSim draws with its own random numbers ([`MqsimFlowAddresses`]): those
     /// exact pages, in place of `pages` picked uniformly from `range_pages`.
     pub addresses: Option<MqsimFlowAddresses>,
@@ -287,12 +290,32 @@ pub fn plane_blocks(distribution: &[f64], goal_blocks: u32, pages: u64, pages_pe
     blocks
 }
 
-/// The block MQSim's layout fills `k`-th in a plane (0 first): flow 0's data frontier (block 0), then the free
-/// blocks after every flow's three frontiers, in order (its Get_a_free_block hands out the lowest first).
-fn filled_block(k: u32, streams: u32) -> u32 {
-    match k {
-        0 => 0,
-        _ => 3 * streams + k - 1,
+/// A plane's blocks as MQSim's layout hands them out: each flow's three frontiers first (flow `s`'s data,
+/// translation and cleaning frontiers are blocks 3s, 3s + 1 and 3s + 2), then the free blocks, lowest first
+/// (its Get_a_free_block). A flow fills its data frontier, which then moves to the next free block.
+#[derive(Clone, Debug)]
+struct PlaneFrontiers {
+    data: Vec<u32>,
+    next_free: u32,
+    /// Blocks filled so far (the order they were opened in).
+    filled: u32,
+}
+
+impl PlaneFrontiers {
+    fn new(streams: u32) -> PlaneFrontiers {
+        PlaneFrontiers { data: (0..streams).map(|s| 3 * s).collect(), next_free: 3 * streams, filled: 0 }
+    }
+
+    /// The block `stream` fills next (its data frontier).
+    fn to_fill(&self, stream: u16) -> u32 {
+        self.data[stream as usize]
+    }
+
+    /// `stream` filled its data frontier: the next free block takes its place.
+    fn filled(&mut self, stream: u16) {
+        self.data[stream as usize] = self.next_free;
+        self.next_free += 1;
+        self.filled += 1;
     }
 }
 
@@ -307,12 +330,15 @@ impl Ftl {
         debug_assert_eq!(self.g.blocks_per_pool, layout.blocks_per_plane, "each pool is a plane");
         let ppb = self.g.pages_per_block;
         let streams = layout.flows.max(1);
+        if (self.write_streams() as u32) < streams {
+            self.set_write_streams(streams as u16);
+        }
         let share = if layout.shared_planes { 1.0 / streams as f64 } else { 1.0 };
         let threshold = layout.gc_threshold_blocks;
         let goal_blocks = ((layout.blocks_per_plane - threshold / 2) as f64 * share) as u32;
         let rho_divisor = 1.0 - threshold as f64 / layout.blocks_per_plane as f64;
-        // Per pool, the next block to fill.
-        let mut next_block = vec![0u32; self.g.pools as usize];
+        // Per pool, the flows' data frontiers and the next free block.
+        let mut planes = vec![PlaneFrontiers::new(streams); self.g.pools as usize];
         let mut unplaced = Vec::new();
         let pools = self.g.pools as u64;
         for flow in flows {
@@ -356,12 +382,13 @@ impl Ftl {
                         }
                     }
                 }
+                let plane = &mut planes[pool as usize];
                 for valid in plane_blocks(&distribution, goal_blocks, lpns.len() as u64, ppb) {
-                    let block = filled_block(next_block[pool as usize], streams);
+                    let block = plane.to_fill(flow.stream);
                     if block >= self.g.blocks_per_pool {
                         break; // never past the plane: what is left is written below
                     }
-                    next_block[pool as usize] += 1;
+                    plane.filled(flow.stream);
                     let gb = self.global_block(pool, block);
                     let first_ppn: Ppn = gb as u64 * ppb as u64;
                     for page in 0..valid as u64 {
@@ -371,46 +398,47 @@ impl Ftl {
                     }
                     self.written[gb] = ppb;
                     self.valid[gb] = valid;
-                    self.opened_at[gb] = next_block[pool as usize] as u64; // in the order the layout fills them
+                    self.opened_at[gb] = plane.filled as u64; // in the order the layout fills them
+                    self.block_stream[gb] = flow.stream;
                 }
-                unplaced.append(&mut lpns);
+                unplaced.extend(lpns.into_iter().map(|lpn| (lpn, flow.stream)));
             }
         }
         // MQSim took each plane's write frontiers (data, translation and cleaning, per flow) from its pool before
-        // the layout, lowest block numbers first (data, translation, cleaning of flow 0 are blocks 0, 1, 2), and
-        // the layout filled the data frontier, then each free block after the frontiers in turn
-        // ([`filled_block`]). The pool's data block is opened where MQSim's data frontier then is and its
-        // cleaning block at MQSim's cleaning frontier (iosched's pool has one of each, not one per flow); the
-        // translation frontiers and the other flows' frontiers are set aside. So the pool's blocks carry MQSim's
-        // numbers (what RGA draws), and its free blocks are MQSim's, in the order MQSim hands them out.
-        let frontiers = 3 * streams;
-        for pool in 0..self.g.pools {
-            let filled = next_block[pool as usize];
-            let host_open = Some(filled_block(filled, streams)).filter(|&b| b < self.g.blocks_per_pool);
-            let gc_open = Some(2).filter(|&b| b < self.g.blocks_per_pool && Some(b) != host_open);
-            let first_free = match filled {
-                0 => frontiers,
-                _ => filled_block(filled, streams) + 1,
-            }
-            .min(self.g.blocks_per_pool);
-            for (k, block) in [host_open, gc_open].into_iter().enumerate() {
-                if let Some(block) = block {
-                    let gb = self.global_block(pool, block);
-                    self.opened_at[gb] = filled as u64 + k as u64;
+        // the layout, lowest block numbers first, and each flow filled its data frontier, then the free block
+        // handed to it next ([`PlaneFrontiers`]). Each stream's data block is opened where its MQSim data
+        // frontier then is and its cleaning block at its MQSim cleaning frontier; the translation frontiers are
+        // set aside. So the pool's blocks carry MQSim's numbers (what RGA draws), and its free blocks are MQSim's,
+        // in the order MQSim hands them out.
+        let blocks = self.g.blocks_per_pool;
+        for (pool, plane) in planes.iter().enumerate() {
+            let within = |b: u32| Some(b).filter(|&b| b < blocks);
+            let mut opened = plane.filled as u64;
+            for s in 0..streams {
+                for (gc, block) in [(false, within(plane.data[s as usize])), (true, within(3 * s + 2))] {
+                    let Some(block) = block else { continue };
+                    opened += 1;
+                    let gb = self.global_block(pool as u32, block);
+                    self.opened_at[gb] = opened;
+                    self.block_stream[gb] = s as u16;
+                    let d = &mut self.pools[pool];
+                    if gc {
+                        d.gc_open[s as usize] = Some(block);
+                    } else {
+                        d.host_open[s as usize] = Some(block);
+                    }
                 }
             }
-            let d = &mut self.pools[pool as usize];
-            d.free = (first_free..self.g.blocks_per_pool).rev().collect();
-            d.blocks_opened = filled as u64 + host_open.is_some() as u64 + gc_open.is_some() as u64;
-            d.host_open = host_open;
-            d.gc_open = gc_open;
-            d.set_aside = (1..frontiers.min(self.g.blocks_per_pool)).filter(|&b| Some(b) != gc_open).collect();
+            let d = &mut self.pools[pool];
+            d.free = (plane.next_free.min(blocks)..blocks).rev().collect();
+            d.blocks_opened = opened;
+            d.set_aside = (0..streams).map(|s| 3 * s + 1).filter(|&b| b < blocks).collect();
         }
         // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
         // written as a drive writes them, cleaning as it goes.
         let mut work = super::GcWork::default();
-        for lpn in unplaced {
-            self.write(lpn);
+        for (lpn, stream) in unplaced {
+            self.write_in_stream(lpn, stream);
             self.collect_until_ok(self.pool_of_lpn(lpn), &mut work);
         }
     }
@@ -500,6 +528,7 @@ mod tests {
             pages: g.logical_pages / 2,
             occupancy: 0.5,
             streaming: false,
+            stream: 0,
             addresses: None,
         };
         f.lay_out_as_mqsim(&layout, &[flow], 1);
@@ -511,7 +540,10 @@ mod tests {
             assert!(full(0) && !full(1) && !full(2), "block 0 is filled first, 1 and 2 are frontiers: {written:?}");
             assert!((3..filled + 2).all(full), "then 3 onwards");
             let d = &f.pools[pool as usize];
-            assert_eq!((d.host_open, d.gc_open), (Some(filled + 2), Some(2)));
+            assert_eq!(
+                (d.host_open.as_slice(), d.gc_open.as_slice()),
+                ([Some(filled + 2)].as_slice(), [Some(2)].as_slice())
+            );
             assert_eq!(d.set_aside.as_slice(), [1]);
             assert_eq!(d.free.last(), Some(&(filled + 3)), "the lowest free block is handed out first");
         }
