@@ -379,8 +379,11 @@ impl Ssd {
             ftl.reset_counters();
         }
         // MQSim's cleaning draws RGA's candidates from its GC unit's generator, and opens write frontiers as soon
-        // as the last is full.
+        // as the last is full; a drive nothing was written to has its frontiers taken as MQSim's starts.
         if let Some(m) = p.mqsim_cleaning {
+            if p.maps_on_first_read {
+                ftl.open_frontiers_as_mqsim(p.write_streams as u32);
+            }
             ftl.seed_mqsim_rga(m.rga_seed);
             ftl.open_blocks_eagerly();
         }

@@ -543,7 +543,8 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
     let host = s.or("HostInterface_Type", "NVME".to_string(), |s| s.word("HostInterface_Type", &["NVME", "SATA"]))?;
     let queue_depth = s.int("IO_Queue_Depth", 1, 65535)? as u32;
     // The transaction scheduler (SSD_Device.cpp): TSU_Priority_OutOfOrder serves the flows' priority classes,
-    // URGENT first; TSU_OutofOrder ignores them.
+    // URGENT first, then HIGH, MEDIUM and LOW by weighted round robin (FlashClasses::WeightedRoundRobin);
+    // TSU_OutofOrder ignores them. (FLIN is commented out of MQSim's SSD_Device.cpp.)
     let scheduling = s.or("Transaction_Scheduling_Policy", "OUT_OF_ORDER".to_string(), |s| {
         s.word("Transaction_Scheduling_Policy", &["OUT_OF_ORDER", "PRIORITY_OUT_OF_ORDER"])
     })?;

@@ -404,12 +404,40 @@ impl Ftl {
                 unplaced.extend(lpns.into_iter().map(|lpn| (lpn, flow.stream)));
             }
         }
-        // MQSim took each plane's write frontiers (data, translation and cleaning, per flow) from its pool before
-        // the layout, lowest block numbers first, and each flow filled its data frontier, then the free block
-        // handed to it next ([`PlaneFrontiers`]). Each stream's data block is opened where its MQSim data
-        // frontier then is and its cleaning block at its MQSim cleaning frontier; the translation frontiers are
-        // set aside. So the pool's blocks carry MQSim's numbers (what RGA draws), and its free blocks are MQSim's,
-        // in the order MQSim hands them out.
+        self.open_frontiers(&planes, streams);
+        // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
+        // written as a drive writes them, cleaning as it goes.
+        let mut work = super::GcWork::default();
+        for (lpn, stream) in unplaced {
+            self.write_in_stream(lpn, stream);
+            self.collect_until_ok(self.pool_of_lpn(lpn), &mut work);
+        }
+    }
+
+    /// MQSim's drive as it starts, before anything is written (without preconditioning): every plane has each
+    /// of `streams` flows' three frontiers taken from its pool (Flash_Block_Manager_Base: data, translation and
+    /// cleaning of flow s are blocks 3s, 3s + 1 and 3s + 2), the rest free, lowest first. Does nothing on a
+    /// drive something was written to.
+    pub fn open_frontiers_as_mqsim(&mut self, streams: u32) {
+        let fresh = self.fill.is_none() && self.pools.iter().all(|d| d.free.len() == self.g.blocks_per_pool as usize);
+        if !fresh {
+            return;
+        }
+        let streams = streams.max(1);
+        if (self.write_streams() as u32) < streams {
+            self.set_write_streams(streams as u16);
+        }
+        let planes = vec![PlaneFrontiers::new(streams); self.g.pools as usize];
+        self.open_frontiers(&planes, streams);
+    }
+
+    /// MQSim took each plane's write frontiers (data, translation and cleaning, per flow) from its pool first,
+    /// lowest block numbers first, and each flow filled its data frontier, then the free block handed to it
+    /// next (`planes`). Each stream's data block is opened where its MQSim data frontier then is and its
+    /// cleaning block at its MQSim cleaning frontier; the translation frontiers are set aside. So the pool's
+    /// blocks carry MQSim's numbers (what RGA draws), and its free blocks are MQSim's, in the order MQSim hands
+    /// them out.
+    fn open_frontiers(&mut self, planes: &[PlaneFrontiers], streams: u32) {
         let blocks = self.g.blocks_per_pool;
         for (pool, plane) in planes.iter().enumerate() {
             let within = |b: u32| Some(b).filter(|&b| b < blocks);
@@ -433,13 +461,6 @@ impl Ftl {
             d.free = (plane.next_free.min(blocks)..blocks).rev().collect();
             d.blocks_opened = opened;
             d.set_aside = (0..streams).map(|s| 3 * s + 1).filter(|&b| b < blocks).collect();
-        }
-        // Pages MQSim's layout cannot place (it stops there: "It is not possible to assign PPA to all LPAs"):
-        // written as a drive writes them, cleaning as it goes.
-        let mut work = super::GcWork::default();
-        for (lpn, stream) in unplaced {
-            self.write_in_stream(lpn, stream);
-            self.collect_until_ok(self.pool_of_lpn(lpn), &mut work);
         }
     }
 }

@@ -278,3 +278,21 @@ fn one_stream_mixes_every_write_and_streams_are_never_fewer() {
     assert_eq!(f.write_in_stream(8, 0) / 8, first[0] + 1, "stream 0's block was full: the next opens");
     assert_ne!(f.write_in_stream(9, 2) / 8, first[0] + 1);
 }
+
+#[test]
+fn mqsims_drive_starts_with_each_flows_three_frontiers_taken_from_every_plane() {
+    let mut f = Ftl::new(one_pool_of_64_blocks_of_8_pages()).unwrap();
+    f.open_frontiers_as_mqsim(2);
+    let d = &f.pools[0];
+    // Flow s: data 3s, translation 3s + 1 (set aside), cleaning 3s + 2; the free blocks from 6, lowest first.
+    assert_eq!(d.host_open.as_slice(), [Some(0), Some(3)]);
+    assert_eq!(d.gc_open.as_slice(), [Some(2), Some(5)]);
+    assert_eq!(d.set_aside.as_slice(), [1, 4]);
+    assert_eq!((d.free.len(), d.free.last()), (58, Some(&6)));
+    assert_eq!(f.write_in_stream(7, 1) / 8, 3, "flow 1 writes at its data frontier");
+    // A drive written to is left as it is.
+    let mut g = Ftl::new(one_pool_of_64_blocks_of_8_pages()).unwrap();
+    g.write(0);
+    g.open_frontiers_as_mqsim(2);
+    assert_eq!(g.write_streams(), 1);
+}
