@@ -376,8 +376,8 @@ fn priority_classes_share_the_flash_four_two_one_as_in_mqsim() {
     // 1), taking a turn at each visit of its scheduler, also to a busy chip; where a look at the reads passes
     // over every class with work, the writes go. iosched had only put URGENT first and served the rest in
     // arrival order: the readers +5.7 / -5.3 % and +3.4 / -2.7 %, the half-read flows +17.2 / -31.3 % (MQSim
-    // 444 and 758 us). With the round robin but turns taken only when a die was free to start a command,
-    // the half-read flows were +10.4 / -25.3 %. Each flow is held within 3 % here.
+    // 444 and 758 us). A build (not committed) with the round robin but turns taken only when a die was free
+    // to start a command left the half-read flows at +10.4 / -25.3 %. Each flow is held within 3 % here.
     let Some(mqsim) = mqsim() else { return };
     for (lower, read_percentage, name) in [
         ("LOW", 100, "mqsim-high-and-low"),

@@ -109,7 +109,8 @@ struct Command {
     linking_pages: u64,
     /// DRAM accesses of the write cache still to finish for this command.
     dram_pending: u32,
-    /// The class its page reads and programs are queued in on a die ([`priority_classes`]).
+    /// The class its page reads are queued in on a die ([`priority_classes`]; its programs' is
+    /// [`FlashClasses::program_class`] of it).
     class: FlashClass,
     /// Forced unit access: a write goes to flash before it completes (past the buffer and the write cache), a
     /// read is read from flash (not from the write cache).
@@ -482,12 +483,7 @@ impl Ssd {
             admitted_pages: 0,
             linking_pages: 0,
             dram_pending: 0,
-            class: match self.p.flash_classes {
-                FlashClasses::InOrder => FlashClass::High,
-                FlashClasses::RealTimeFirst if req.class == iosched_core::request::IoClass::Rt => FlashClass::Urgent,
-                FlashClasses::RealTimeFirst => FlashClass::High,
-                FlashClasses::WeightedRoundRobin => FlashClass::of(req),
-            },
+            class: self.p.flash_classes.read_class(req),
             fua: req.fua,
         };
         let slot = match self.free_slots.pop() {
@@ -644,13 +640,9 @@ impl Ssd {
         }
     }
 
-    /// The class a command's page programs are queued in (under [`FlashClasses::RealTimeFirst`], only reads
-    /// go by class).
-    fn program_class(&self, command_class: FlashClass) -> FlashClass {
-        match self.p.flash_classes {
-            FlashClasses::WeightedRoundRobin => command_class,
-            _ => FlashClass::High,
-        }
+    /// The write stream of the command in `slot` (stream 0 if the slot is empty).
+    fn stream_of_slot(&self, slot: u32) -> u16 {
+        self.slots[slot as usize].as_ref().map_or(0, |c| self.stream_of_flow(c.flow))
     }
 
     /// The write stream of a flow's writes ([`SsdParams::write_streams`]): its own where the drive keeps them
@@ -682,8 +674,7 @@ impl Ssd {
             None if self.p.maps_on_first_read => {
                 let pool = self.ftl.pool_of_lpn(lpn);
                 let opened = self.ftl.blocks_opened(pool);
-                let stream = self.slots[slot as usize].as_ref().map_or(0, |c| self.stream_of_flow(c.flow));
-                let ppn = self.ftl.map_unwritten(lpn, stream);
+                let ppn = self.ftl.map_unwritten(lpn, self.stream_of_slot(slot));
                 if self.p.mqsim_cleaning.is_some() {
                     self.pool_opened_blocks(pool, opened);
                 } else {
@@ -778,7 +769,7 @@ impl Ssd {
                         plane: 0,
                         page_in_block: 0,
                         bytes: bytes as u32,
-                        class: self.program_class(c.class),
+                        class: self.p.flash_classes.program_class(c.class),
                         stream: self.stream_of_flow(c.flow),
                         slot: waiter,
                         queued_ns: 0,

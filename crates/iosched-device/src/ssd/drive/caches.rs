@@ -73,8 +73,7 @@ impl Ssd {
                 let ppn = self.ftl.lookup(lpn);
                 let first_read = self.p.maps_on_first_read && ppn.is_none();
                 if first_read {
-                    let stream = self.slots[slot as usize].as_ref().map_or(0, |c| self.stream_of_flow(c.flow));
-                    self.advance_plane_frontier(lpn, stream);
+                    self.advance_plane_frontier(lpn, self.stream_of_slot(slot));
                 }
                 self.cache_entry(now_ns, lpn, first_read);
                 self.page_read_at(now_ns, slot, lpn, bytes, ppn);
@@ -140,15 +139,10 @@ impl Ssd {
             if taken.eviction_read_bytes > 0 {
                 self.dram(now_ns, taken.eviction_read_bytes);
             }
-            // An evicted page's program is URGENT where classes are kept (MQSim's), the cold page's the write's.
-            let evicted_class = if self.p.flash_classes == FlashClasses::WeightedRoundRobin {
-                FlashClass::Urgent
-            } else {
-                FlashClass::High
-            };
+            let classes = self.p.flash_classes;
             let programs = [
-                taken.evicted.map(|e| (e, evicted_class)),
-                taken.written_back.map(|w| (w, self.program_class(c.class))),
+                taken.evicted.map(|e| (e, classes.eviction_class())),
+                taken.written_back.map(|w| (w, classes.program_class(c.class))),
             ];
             for ((lpn, bytes), class) in programs.into_iter().flatten() {
                 self.unprogrammed_pages += 1;

@@ -127,6 +127,12 @@ impl Ssd {
         Self::writes_stopped(&self.ftl, &self.p, pool)
     }
 
+    /// Whether a queued program can go now: placed already, or its plane's writes are not stopped (from the FTL
+    /// and parameters alone, while a die is borrowed).
+    fn program_can_go(ftl: &Ftl, p: &SsdParams, pp: &PendingProgram) -> bool {
+        pp.placed || !Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn))
+    }
+
     /// [`Ssd::pool_writes_stopped`] from the FTL and parameters alone (while a die is borrowed).
     fn writes_stopped(ftl: &Ftl, p: &SsdParams, pool: u32) -> bool {
         p.mqsim_cleaning.is_some_and(|m| ftl.free_blocks(pool) < m.victims_under_way && ftl.erasing(pool) > 0)
@@ -345,26 +351,27 @@ impl Ssd {
     /// transactions were started just before.)
     fn look_at_busy_dies(&mut self, now_ns: u64) {
         for die in 0..self.p.dies() {
-            if self.dies[die as usize].op == DieOp::Idle || self.channel_busy(now_ns, self.channel_of(die)) {
+            let d = &self.dies[die as usize];
+            if d.op == DieOp::Idle || (d.reads.settled() && d.programs.settled()) {
+                continue;
+            }
+            if self.channel_busy(now_ns, self.channel_of(die)) {
                 continue;
             }
             let (ftl, p) = (&self.ftl, &self.p);
-            let held = |pp: &PendingProgram| !pp.placed && Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn));
+            let can_go = |pp: &PendingProgram| Self::program_can_go(ftl, p, pp);
             let d = &mut self.dies[die as usize];
             if d.reads.look(|_| true).is_none() {
-                d.programs.look(|pp| !held(pp));
+                d.programs.look(can_go);
             }
-            d.programs.look(|pp| !held(pp));
+            d.programs.look(can_go);
         }
     }
 
     /// Whether one of the die's queued programs can go now (none waits for its plane's writes to resume).
     fn has_program_that_can_go(&self, die: u32) -> bool {
         let (ftl, p) = (&self.ftl, &self.p);
-        self.dies[die as usize]
-            .programs
-            .iter()
-            .any(|pp| pp.placed || !Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn)))
+        self.dies[die as usize].programs.iter().any(|pp| Self::program_can_go(ftl, p, pp))
     }
 
     /// [`Ssd::start_op`]'s one look at what the die does next (`again`: its second).
@@ -487,15 +494,15 @@ impl Ssd {
             // With mqsim_cleaning, programs for a plane whose writes are stopped wait (the first other one goes).
             // The class whose turn it is among those with a program that can go.
             let (ftl, p) = (&self.ftl, &self.p);
-            let held = |pp: &PendingProgram| !pp.placed && Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn));
+            let can_go = |pp: &PendingProgram| Self::program_can_go(ftl, p, pp);
             if passed_reads && !again {
-                self.dies[die as usize].programs.look(|pp| !held(pp));
+                self.dies[die as usize].programs.look(can_go);
             }
-            let Some(class) = self.dies[die as usize].programs.look(|pp| !held(pp)) else {
+            let Some(class) = self.dies[die as usize].programs.look(can_go) else {
                 return;
             };
             let programs = self.dies[die as usize].programs.queue_mut(class);
-            let head_at = programs.iter().position(|pp| !held(pp)).expect("a program that can go");
+            let head_at = programs.iter().position(can_go).expect("a program that can go");
             let p = &self.p;
             let d = &mut self.dies[die as usize];
             let mut taken = std::mem::take(&mut d.programming);
@@ -515,7 +522,7 @@ impl Ssd {
                     if group.contains(&(c.plane as u32))
                         && planes_taken & (1 << c.plane) == 0
                         && c.page_in_block == head.page_in_block
-                        && (c.placed || !Self::writes_stopped(&self.ftl, p, self.ftl.pool_of_lpn(c.lpn)))
+                        && Self::program_can_go(&self.ftl, p, &c)
                     {
                         planes_taken |= 1 << c.plane;
                         taken.push(c);

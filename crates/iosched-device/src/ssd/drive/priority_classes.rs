@@ -25,6 +25,7 @@
 //! Without priority classes (a drive whose scheduler takes every user command in arrival order, MQSim's
 //! OUT_OF_ORDER, and its SATA interface) every command is queued as HIGH and the turns change nothing.
 
+use super::super::params::FlashClasses;
 use iosched_core::request::{IoClass, Request};
 use std::collections::VecDeque;
 
@@ -61,6 +62,36 @@ impl FlashClass {
     }
 }
 
+impl FlashClasses {
+    /// The class a command's page reads are queued in.
+    pub(super) fn read_class(self, req: &Request) -> FlashClass {
+        match self {
+            FlashClasses::InOrder => FlashClass::High,
+            FlashClasses::RealTimeFirst if req.class == IoClass::Rt => FlashClass::Urgent,
+            FlashClasses::RealTimeFirst => FlashClass::High,
+            FlashClasses::WeightedRoundRobin => FlashClass::of(req),
+        }
+    }
+
+    /// The class the programs of a command's pages are queued in, given its reads' class: only the weighted
+    /// round robin programs by class (MQSim's write-backs carry the flow's class).
+    pub(super) fn program_class(self, read_class: FlashClass) -> FlashClass {
+        match self {
+            FlashClasses::WeightedRoundRobin => read_class,
+            _ => FlashClass::High,
+        }
+    }
+
+    /// The class of the program of a dirty page the data cache evicts: URGENT in MQSim's
+    /// (Data_Cache_Manager_Flash_Advanced::write_to_destage_buffer).
+    pub(super) fn eviction_class(self) -> FlashClass {
+        match self {
+            FlashClasses::WeightedRoundRobin => FlashClass::Urgent,
+            _ => FlashClass::High,
+        }
+    }
+}
+
 /// The weight HIGH's turns count down from.
 const ROUND: u8 = 4;
 
@@ -87,6 +118,12 @@ impl<T> ClassQueues<T> {
 
     pub(super) fn is_empty(&self) -> bool {
         self.queues.iter().all(VecDeque::is_empty)
+    }
+
+    /// Whether a look would change nothing: no entry, and the turns already where a look with no work leaves
+    /// them (HIGH's).
+    pub(super) fn settled(&self) -> bool {
+        self.turn == FlashClass::High && self.is_empty()
     }
 
     pub(super) fn queue_mut(&mut self, class: FlashClass) -> &mut VecDeque<T> {
