@@ -629,6 +629,27 @@ fn without_preconditioning_a_small_drive_holds_only_what_the_run_writes_as_mqsim
 }
 
 #[test]
+fn a_small_drive_filled_by_its_run_cleans_as_much_as_mqsims() {
+    // MQSim's drive scaled down to 32 blocks a plane (8 GiB) with 12 % over-provisioning, preconditioning off:
+    // 8 KiB random writes at queue depth 16 fill its planes in about 26 s, and then every plane cleans. Two
+    // mechanisms of MQSim's code decide how much: each cleaning copy gets its page when its read is done
+    // (Allocate_new_page_for_gc), and user reads and writes join a cleaning command on the planes it leaves
+    // free (issue_command_to_chip's second source queue), so a chip that cleans still serves the host now and
+    // then. Without them iosched erased 19 % fewer blocks than MQSim (311 against 384 in 40 s). Held to issue
+    // 27's bounds, flash counts included.
+    let Some(mqsim) = mqsim() else { return };
+    let rows = assert_agrees_with_mqsim(
+        &mqsim,
+        &["--random", "0,16,16,0,40", "--set", "Block_No_Per_Plane=32,Overprovisioning_Ratio=0.12"],
+        1,
+    );
+    for r in rows.iter().filter(|r| r["flow"].is_null()) {
+        let erases = &r["flash"]["erases"];
+        assert!(erases[0].as_f64().unwrap() >= 100.0 && erases[1].as_f64().unwrap() >= 100.0, "{}", r["flash"]);
+    }
+}
+
+#[test]
 fn large_random_reads_at_depth_go_at_mqsims_pace() {
     // MQSim's flash interface sends a chip its next command only once the channel is idle, read data waiting
     // going first; before iosched's dies waited for that, 128 KiB random reads at depth 32 went 40 % faster than

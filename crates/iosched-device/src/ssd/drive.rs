@@ -18,7 +18,8 @@
 //!   commands' priority as `flash_classes` says: real-time first, or NVMe's weighted round robin among the
 //!   classes, [`priority_classes`]); else, if its free blocks are under the threshold or a cleaning is under way, the next
 //!   garbage-collection step (copy up to `program_pages` valid pages: tR each then one tPROG; or the victim's
-//!   erase); else a translation-page program; else a program of up to `program_pages` buffered pages (their
+//!   erase; with MQSim's cleaning, user reads or programs at the same page of the planes a cleaning command
+//!   leaves free go with it); else a translation-page program; else a program of up to `program_pages` buffered pages (their
 //!   bytes over the channel, then tPROG; with planes, only pages at the same page of their planes' blocks; each
 //!   write stream at its own frontier of a plane, `write_streams`).
 //!   So reads wait behind at most the operation in progress on their die, and programs wait behind cleaning:
@@ -387,6 +388,10 @@ impl Ssd {
             }
             ftl.seed_mqsim_rga(m.rga_seed);
             ftl.open_blocks_eagerly();
+            // Over the channel, a copy is given its page when its read is done, as MQSim does.
+            if p.gc_copies_over_channel {
+                ftl.place_copies_when_read(m.victims_under_way);
+            }
         }
         let streams = ftl.write_streams();
         let cache_parts = p.write_cache_parts.max(1) as u64;

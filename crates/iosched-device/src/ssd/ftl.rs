@@ -128,6 +128,9 @@ struct Pool {
     /// Blocks nobody writes or cleans: MQSim's translation frontiers and other flows' frontiers, in a pool laid
     /// out as MQSim's ([`mqsim_layout`]).
     set_aside: smallvec::SmallVec<[u32; 4]>,
+    /// Per write stream, with copies placed when read ([`Ftl::place_copies_when_read`]): victims' valid pages
+    /// not yet given a page of the stream's cleaning block.
+    unplaced: smallvec::SmallVec<[u32; 2]>,
 }
 
 impl Pool {
@@ -173,6 +176,10 @@ pub struct Ftl {
     /// A block filled opens the next at once, as MQSim's write frontiers do ([`Ftl::open_blocks_eagerly`]);
     /// otherwise the next write opens it.
     open_eagerly: bool,
+    /// A victim's valid pages are given their new pages one by one as the drive reads them
+    /// ([`Ftl::place_copies_when_read`], with the free blocks under which host writes stop); otherwise all at
+    /// once when the victim is taken.
+    place_when_read: Option<u32>,
     /// Where logical pages go when not by `lpn % pools` (MQSim's other allocation schemes, flows on some of
     /// the flash); [`Ftl::set_pool_map`].
     pool_map: Option<Box<pool_map::PoolMap>>,
@@ -198,6 +205,7 @@ impl Ftl {
                 blocks_opened: 0,
                 under_erase: smallvec::SmallVec::new(),
                 set_aside: smallvec::SmallVec::new(),
+                unplaced: smallvec::smallvec![0],
             })
             .collect();
         Ok(Ftl {
@@ -218,6 +226,7 @@ impl Ftl {
             cleaning_rng: SimRng::new(1, 0x96a),
             mqsim_rga: None,
             open_eagerly: false,
+            place_when_read: None,
             pool_map: None,
         })
     }
@@ -409,6 +418,7 @@ impl Ftl {
         for d in &mut self.pools {
             d.host_open.resize(streams, None);
             d.gc_open.resize(streams, None);
+            d.unplaced.resize(streams, 0);
         }
     }
 
@@ -467,7 +477,7 @@ impl Ftl {
         let ppb = self.g.pages_per_block;
         let mut best: Option<(f64, u32)> = None;
         for b in 0..self.g.blocks_per_pool {
-            if d.is_open(b) {
+            if d.is_open(b) || d.under_erase.contains(&b) {
                 continue;
             }
             let gb = self.global_block(pool, b);
@@ -585,17 +595,22 @@ impl Ftl {
     }
 
     /// MQSim's cleaning of one victim (GC_and_WL_Unit_Page_Level::Check_gc_required): copy the victim's valid
-    /// pages to the pool's GC block, saying what was done in `work`, and leave the block to be erased: it
-    /// returns to the pool's free blocks only at [`Ftl::erased`]. False, with nothing done, if no block can be
-    /// cleaned, if the one chosen has no stale page (MQSim then skips the cleaning), or if the pool has fewer
-    /// than two free blocks (room for the GC block a victim may need).
+    /// pages to the pool's GC block (with [`Ftl::place_copies_when_read`], list them, each placed later by
+    /// [`Ftl::place_copy`]), saying what was done in `work`, and leave the block to be erased: it returns to
+    /// the pool's free blocks only at [`Ftl::erased`]. False, with nothing done, if no block can be cleaned, if
+    /// the one chosen has no stale page (MQSim then skips the cleaning), or if the pool has no room for its
+    /// copies (fewer than two free blocks; placed when read, see `room_for_copies`).
     pub fn take_victim(&mut self, pool: u32, work: &mut GcWork) -> bool {
         work.copies.clear();
-        if self.free_blocks(pool) < 2 {
+        if self.place_when_read.is_none() && self.free_blocks(pool) < 2 {
             return false;
         }
         let Some(victim) = self.victim(pool) else { return false };
-        if self.valid[self.global_block(pool, victim)] == self.g.pages_per_block {
+        let gb = self.global_block(pool, victim);
+        if self.valid[gb] == self.g.pages_per_block {
+            return false;
+        }
+        if self.place_when_read.is_some() && !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
             return false;
         }
         self.move_valid_pages(pool, victim, work);
@@ -624,6 +639,8 @@ impl Ftl {
         d.free.insert(0, block);
         self.counters.erases += 1;
         let gb = self.global_block(pool, block);
+        debug_assert_eq!(self.valid[gb], 0, "an erased block holds no valid page");
+        self.written[gb] = 0;
         self.erase_counts[gb] += 1;
     }
 
@@ -657,19 +674,82 @@ impl Ftl {
         if unsafe_block || self.written[gb] == 0 {
             return false;
         }
+        if self.place_when_read.is_some() && !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
+            return false;
+        }
         self.move_valid_pages(pool, min_b, work);
         self.pools[pool as usize].under_erase.push(min_b);
         true
     }
 
+    /// Whether the free blocks and cleaning blocks of `pool` can take `more` copies of `stream`'s pages beside
+    /// the copies not yet placed, with copies placed as they are read: a victim is taken only then, so that a
+    /// copy always finds a page. Host writes may still take the free blocks down to one under the count at
+    /// which they stop, so only that many count. (MQSim takes the victim anyway, and stops with an error when a
+    /// plane has no free block left for a copy; in its runs that do not stop this never refuses a victim.)
+    fn room_for_copies(&self, pool: u32, stream: u16, more: u32) -> bool {
+        let ppb = self.g.pages_per_block;
+        let d = &self.pools[pool as usize];
+        let writes_stop_under = self.place_when_read.unwrap_or(1).max(1);
+        let blocks: u32 = (0..d.unplaced.len())
+            .map(|s| {
+                let want = d.unplaced[s] + if s == stream as usize { more } else { 0 };
+                let room = d.gc_open[s].map_or(0, |b| ppb - self.written[self.global_block(pool, b)]);
+                want.saturating_sub(room).div_ceil(ppb)
+            })
+            .sum();
+        blocks <= (d.free.len() as u32).min(writes_stop_under - 1)
+    }
+
+    /// From now on a victim's valid pages are given their new pages one by one, as the drive reads them
+    /// ([`Ftl::place_copy`]), as MQSim's GC unit allocates a copy's page when its read is done
+    /// (Allocate_new_page_for_gc); until then they stay valid where they are, and a host write to one of them
+    /// leaves nothing to copy. Host writes must stop while a pool has fewer than `writes_stop_under` free blocks
+    /// and a victim under way (MQSim's Stop_servicing_writes), which leaves room for the copies.
+    pub fn place_copies_when_read(&mut self, writes_stop_under: u32) {
+        self.place_when_read = Some(writes_stop_under);
+    }
+
+    /// Whether copies are given their pages as they are read ([`Ftl::place_copies_when_read`]).
+    pub fn places_copies_when_read(&self) -> bool {
+        self.place_when_read.is_some()
+    }
+
+    /// With [`Ftl::place_copies_when_read`]: the victim's page `from` has been read; give its data a page of the
+    /// cleaning block of its stream (which may open the next block). None when the page is no longer valid
+    /// (written or trimmed since the victim was taken): nothing is copied.
+    pub fn place_copy(&mut self, from: Ppn) -> Option<Ppn> {
+        let ppb = self.g.pages_per_block as u64;
+        let gb = (from / ppb) as usize;
+        let pool = self.pool_of_ppn(from);
+        let stream = self.block_stream[gb];
+        let d = &mut self.pools[pool as usize];
+        d.unplaced[stream as usize] -= 1;
+        let (lpn, fill_copy) = self.owner(from)?;
+        self.invalidate(from, fill_copy);
+        self.counters.gc_pages += 1;
+        Some(self.append(pool, lpn, true, stream))
+    }
+
     /// Move the victim's valid pages to the pool's GC block of the victim's stream (recorded in `work`; MQSim's
-    /// GC_wf of the block's Stream_id) and mark the block empty.
+    /// GC_wf of the block's Stream_id) and mark the block empty; with [`Ftl::place_copies_when_read`], only
+    /// list them (each `(from, from)` until [`Ftl::place_copy`]).
     fn move_valid_pages(&mut self, pool: u32, victim: u32, work: &mut GcWork) {
         work.copies.clear();
         let ppb = self.g.pages_per_block as u64;
         let gb = self.global_block(pool, victim);
         let stream = self.block_stream[gb];
         let first = gb as u64 * ppb;
+        work.erased = first;
+        if self.place_when_read.is_some() {
+            for ppn in first..first + ppb {
+                if self.owner(ppn).is_some() {
+                    work.copies.push((ppn, ppn));
+                }
+            }
+            self.pools[pool as usize].unplaced[stream as usize] += work.copies.len() as u32;
+            return;
+        }
         for ppn in first..first + ppb {
             if let Some((lpn, fill_copy)) = self.owner(ppn) {
                 self.invalidate(ppn, fill_copy);
@@ -680,7 +760,6 @@ impl Ftl {
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
-        work.erased = first;
     }
 
     /// Clean `pool` until it is back at its threshold.

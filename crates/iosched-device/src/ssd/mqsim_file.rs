@@ -69,9 +69,14 @@
 //!     back in; a die serves its cleaning reads, then writes, then erases before any user read or write (MQSim's
 //!     cleaning is always urgent without `Preemptible_GC_Enabled`); and one command takes pages (or victims, for
 //!     erases) of a die's other planes at the same page of their blocks, as MQSim's multi-plane commands do.
-//!   - approximated: the FTL moves a victim's pages when it takes it (MQSim moves each as its copy runs, and
-//!     holds user accesses to the victim's pages meanwhile), and user reads and writes do not join cleaning
-//!     commands on other planes as MQSim's scheduler lets them.
+//!   - each copy is given its page of the cleaning block when its read is done (MQSim's
+//!     Allocate_new_page_for_gc), so the plane's free blocks fall, and its cleaning frontier fills, as the
+//!     copies run; a victim is taken only while the plane can hold its copies (MQSim takes it anyway and stops
+//!     with an error when a copy finds no free block).
+//!   - user reads and writes of the class whose turn it is join a cleaning command on the planes of its die it
+//!     leaves free, at the same page, as MQSim's TSU fills a command from its second source queue.
+//!   - approximated: a host write to a page whose copy has not been read makes the copy unnecessary (MQSim holds
+//!     the write until the copy is done).
 //!
 //!   With the same requests (a synthetic flow draws MQSim's own random numbers,
 //!   crates/iosched-workload/src/mqsim_random.rs), the preconditioned runs of BENCHMARKS.md ("Cleaning per

@@ -121,6 +121,114 @@ impl Ssd {
         }
     }
 
+    /// Whether user commands join the die's cleaning commands, as MQSim's always-urgent cleaning lets them: its
+    /// issue_command_to_chip fills the planes a cleaning command leaves free with user transactions of the
+    /// same die at the same page (the TSU's second source queue).
+    fn user_io_joins_cleaning(&self) -> bool {
+        self.p.mqsim_cleaning.is_some() && self.p.cleaning_before_reads && self.p.cleaning_per_plane
+    }
+
+    /// The group (MQSim die) of the cleaning command on physical `pages`, the page of their blocks and the
+    /// planes it takes.
+    fn cleaning_command_shape(&self, pages: &[Ppn]) -> (u32, u64, u64) {
+        let ppb = self.p.pages_per_block as u64;
+        let planes = pages.iter().fold(0u64, |m, &ppn| m | 1 << self.plane_of_ppn(ppn));
+        (self.plane_of_ppn(pages[0]) / self.p.program_pages, pages[0] % ppb, planes)
+    }
+
+    /// A cleaning read of `pages` (one command) is about to start on `die`: with MQSim's urgent cleaning, the
+    /// user reads of the class whose turn it is (a look at the read classes, which MQSim takes for its second
+    /// source queue) that fall on the command's group, on planes it leaves free and at the same page join it,
+    /// as `user_reading`. Returns the bytes they add to the command's transfer.
+    fn join_reads_to_cleaning(&mut self, die: u32, pages: &[Ppn]) -> u64 {
+        if !self.user_io_joins_cleaning() || pages.is_empty() {
+            return 0;
+        }
+        let Some(class) = self.dies[die as usize].reads.look(|_| true) else { return 0 };
+        if pages.len() >= self.p.program_pages as usize {
+            return 0;
+        }
+        let (group, page, mut planes) = self.cleaning_command_shape(pages);
+        let ppb = self.p.pages_per_block as u64;
+        let mut joined = std::mem::take(&mut self.dies[die as usize].user_reading);
+        joined.clear();
+        let mut i = 0;
+        while pages.len() + joined.len() < self.p.program_pages as usize {
+            let Some(&r) = self.dies[die as usize].reads.queue_mut(class).get(i) else { break };
+            let plane = self.plane_of_ppn(r.1);
+            if plane / self.p.program_pages == group && planes & (1 << plane) == 0 && r.1 % ppb == page {
+                planes |= 1 << plane;
+                joined.push(r);
+                self.dies[die as usize].reads.queue_mut(class).remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        let bytes = joined.iter().map(|r| r.2 as u64).sum();
+        self.dies[die as usize].user_reading = joined;
+        bytes
+    }
+
+    /// A cleaning program of `pages` (one command) is about to start on `die`: with MQSim's urgent cleaning, the
+    /// user programs of the class whose turn it is (a look at the write classes, MQSim's second source queue)
+    /// that can go, on the command's group, on planes it leaves free and at the same page join it, as
+    /// `programming` (given their pages now if they had none). Returns the bytes they add to the transfer.
+    fn join_programs_to_cleaning(&mut self, die: u32, pages: &[Ppn]) -> u64 {
+        self.dies[die as usize].programming.clear();
+        if !self.user_io_joins_cleaning() || pages.is_empty() {
+            return 0;
+        }
+        let (ftl, p) = (&self.ftl, &self.p);
+        let Some(class) = self.dies[die as usize].programs.look(|pp| Self::program_can_go(ftl, p, pp)) else {
+            return 0;
+        };
+        if pages.len() >= self.p.program_pages as usize {
+            return 0;
+        }
+        let (group, page, mut planes) = self.cleaning_command_shape(pages);
+        let per_group = self.p.program_pages;
+        let mut joined = std::mem::take(&mut self.dies[die as usize].programming);
+        let mut i = 0;
+        while pages.len() + joined.len() < per_group as usize {
+            let Some(&c) = self.dies[die as usize].programs.queue_mut(class).get(i) else { break };
+            let plane = c.plane as u32;
+            if plane / per_group == group
+                && planes & (1 << plane) == 0
+                && c.page_in_block as u64 == page
+                && Self::program_can_go(&self.ftl, &self.p, &c)
+            {
+                planes |= 1 << plane;
+                joined.push(c);
+                self.dies[die as usize].programs.queue_mut(class).remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        self.place_programs(&joined);
+        self.stats.multi_page_programs += (!joined.is_empty()) as u64;
+        let bytes = joined.iter().map(|pp| if pp.bytes == 0 { self.p.page_bytes } else { pp.bytes as u64 }).sum();
+        self.dies[die as usize].programming = joined;
+        bytes
+    }
+
+    /// Programs about to start: those not placed yet get their pages from the FTL now, and with MQSim's
+    /// cleaning each block that opens is one of its checks.
+    fn place_programs(&mut self, programs: &[PendingProgram]) {
+        let mut opened: smallvec::SmallVec<[(u32, u64); 8]> = smallvec::SmallVec::new();
+        for pp in programs.iter().filter(|pp| !pp.placed) {
+            let pool = self.ftl.pool_of_lpn(pp.lpn);
+            if !opened.iter().any(|&(q, _)| q == pool) {
+                opened.push((pool, self.ftl.blocks_opened(pool)));
+            }
+            self.ftl.write_in_stream(pp.lpn, pp.stream);
+        }
+        if self.p.mqsim_cleaning.is_some() {
+            for (pool, before) in opened {
+                self.pool_opened_blocks(pool, before);
+            }
+        }
+    }
+
     /// `mqsim_cleaning`: whether user writes to `pool` wait: it has fewer free blocks than victims allowed under
     /// way (MQSim's Stop_servicing_writes) and an erase to come there (without one, they would wait for ever).
     fn pool_writes_stopped(&self, pool: u32) -> bool {
@@ -146,9 +254,8 @@ impl Ssd {
     }
 
     /// `mqsim_cleaning`: a cleaning copy `(from, to)` has its page, as MQSim gives it one when the copy's read is
-    /// done. When it is the last page of a block, MQSim takes its next cleaning write frontier and checks the
-    /// pool then (the FTL opened that block when it took the victim, and its free blocks count it from then
-    /// on).
+    /// done (over the channel the FTL places it only now, [`Ftl::place_copy`]). When it is the last page of a
+    /// block, MQSim takes its next cleaning write frontier and checks the pool then.
     fn copy_placed(&mut self, (_, to): (Ppn, Ppn)) {
         let ppb = self.p.pages_per_block as u64;
         if self.p.mqsim_cleaning.is_some() && to % ppb == ppb - 1 {
@@ -382,8 +489,10 @@ impl Ssd {
         let gc_read_bytes = if d.mapping_reads.is_empty() && self.p.gc_copies_over_channel && !d.gc_copies.is_empty() {
             let mut taken = std::mem::take(&mut self.dies[die as usize].gc_moving);
             self.take_multi_plane(die, |d| &mut d.gc_copies, |&(from, _)| from, &mut taken);
-            let bytes = taken.len() as u64 * self.p.page_bytes;
+            let mut bytes = taken.len() as u64 * self.p.page_bytes;
+            let pages: smallvec::SmallVec<[Ppn; 4]> = taken.iter().map(|&(from, _)| from).collect();
             self.dies[die as usize].gc_moving = taken;
+            bytes += self.join_reads_to_cleaning(die, &pages);
             Some(bytes)
         } else {
             None
@@ -429,7 +538,6 @@ impl Ssd {
             }
             match op {
                 DieOp::MappingRead { .. } => self.stats.mapping_reads += 1,
-                DieOp::GcRead => {}
                 _ => self.stats.flash_page_reads += self.dies[die as usize].user_reading.len() as u64,
             }
             let d = &mut self.dies[die as usize];
@@ -446,12 +554,16 @@ impl Ssd {
             // Cleaning writes, as many as one multi-plane program takes: their data in over the channel, tPROG.
             let mut taken = std::mem::take(&mut self.dies[die as usize].gc_moving);
             self.take_multi_plane(die, |d| &mut d.gc_writes, |&(_, to)| to, &mut taken);
-            let planes = taken.len() as u64;
             let program_ns = self.p.program_ns_at(self.page_in_block(taken.first().map_or(0, |&(_, to)| to)));
+            let pages: smallvec::SmallVec<[Ppn; 4]> = taken.iter().map(|&(_, to)| to).collect();
+            let gc_pages = taken.len() as u64;
             self.dies[die as usize].gc_moving = taken;
+            let user_bytes = self.join_programs_to_cleaning(die, &pages);
+            let planes = gc_pages + self.dies[die as usize].programming.len() as u64;
             let start =
                 now_ns.max(self.channel_free_ns[ch]) + commands.program + (planes - 1) * commands.program_extra_plane;
-            self.channel_free_ns[ch] = start + self.page_transfer_ns(planes);
+            self.channel_free_ns[ch] =
+                start + self.page_transfer_ns(gc_pages) + units::transfer_ns(user_bytes, self.p.channel_bytes_per_s);
             (DieOp::GcWrite, self.channel_free_ns[ch] + program_ns)
         } else if !d.gc_copies.is_empty() && !p.gc_copies_over_channel {
             let k = d.gc_copies.len().min(p.program_pages as usize);
@@ -535,14 +647,7 @@ impl Ssd {
                 let k = programs.len().min(p.program_pages as usize);
                 taken.extend(programs.drain(..k));
             }
-            let mut opened: smallvec::SmallVec<[(u32, u64); 8]> = smallvec::SmallVec::new();
-            for pp in taken.iter().filter(|pp| !pp.placed) {
-                let pool = self.ftl.pool_of_lpn(pp.lpn);
-                if !opened.iter().any(|&(q, _)| q == pool) {
-                    opened.push((pool, self.ftl.blocks_opened(pool)));
-                }
-                self.ftl.write_in_stream(pp.lpn, pp.stream);
-            }
+            self.place_programs(&taken);
             // tPROG by the type of the first page (where the FTL put it), as MQSim times a multi-plane program.
             let program_ns = match (&self.p.page_types, taken.first().and_then(|pp| self.ftl.lookup(pp.lpn))) {
                 (Some(_), Some(ppn)) => self.p.program_ns_at(self.page_in_block(ppn)),
@@ -550,18 +655,14 @@ impl Ssd {
             };
             self.stats.multi_page_programs += (taken.len() > 1) as u64;
             // What the writes put in the pages goes over the channel (a whole page when it is unknown).
-            let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { p.page_bytes } else { pp.bytes as u64 }).sum();
+            let page_bytes = self.p.page_bytes;
+            let bytes: u64 = taken.iter().map(|pp| if pp.bytes == 0 { page_bytes } else { pp.bytes as u64 }).sum();
             self.dies[die as usize].programming = taken;
             let planes = self.dies[die as usize].programming.len() as u64;
             let cmd_ns = commands.program + (planes - 1) * commands.program_extra_plane;
             let start = now_ns.max(self.channel_free_ns[ch]) + cmd_ns;
-            self.channel_free_ns[ch] = start + units::transfer_ns(bytes, p.channel_bytes_per_s);
+            self.channel_free_ns[ch] = start + units::transfer_ns(bytes, self.p.channel_bytes_per_s);
             let end_ns = self.channel_free_ns[ch] + program_ns;
-            if self.p.mqsim_cleaning.is_some() {
-                for (pool, before) in opened {
-                    self.pool_opened_blocks(pool, before);
-                }
-            }
             (DieOp::Program, end_ns)
         } else {
             return;
@@ -587,22 +688,58 @@ impl Ssd {
         self.check_channel_when_free(now_ns, ch);
     }
 
+    /// The user reads of the die's command (`user_reading`) have their data.
+    fn reads_done(&mut self, now_ns: u64, die: u32) {
+        let mut reading = std::mem::take(&mut self.dies[die as usize].user_reading);
+        for &(slot, _, _, queued_ns) in &reading {
+            self.stats.read_transactions += 1;
+            self.stats.read_turnaround_ns += now_ns - queued_ns;
+            self.read_page_done(now_ns, slot);
+        }
+        reading.clear();
+        self.dies[die as usize].user_reading = reading;
+    }
+
+    /// The user programs of the die's command (`programming`) are on the flash.
+    fn programs_done(&mut self, now_ns: u64, die: u32) {
+        let mut taken = std::mem::take(&mut self.dies[die as usize].programming);
+        if taken.is_empty() {
+            self.dies[die as usize].programming = taken;
+            return;
+        }
+        self.stats.program_transactions += taken.len() as u64;
+        self.stats.program_turnaround_ns += taken.iter().map(|pp| now_ns - pp.queued_ns).sum::<u64>();
+        for pp in &taken {
+            match pp.slot {
+                Some(slot) => {
+                    let c = self.slots[slot as usize].as_mut().expect("write in flight");
+                    c.outstanding -= 1;
+                    if c.outstanding == 0 {
+                        self.complete(slot);
+                    }
+                }
+                None => {
+                    if self.cache.is_empty() {
+                        self.buffer_used_bytes -= pp.bytes as u64;
+                    } else {
+                        self.cache_for(pp.lpn).written_back(pp.lpn, pp.bytes);
+                    }
+                    self.unprogrammed_pages -= 1;
+                }
+            }
+        }
+        taken.clear();
+        self.dies[die as usize].programming = taken;
+        self.buffer_drained(now_ns);
+    }
+
     pub(super) fn die_done(&mut self, now_ns: u64, die: u32) {
         let d = &mut self.dies[die as usize];
         let op = d.op;
         d.busy_ns += now_ns - d.op_started_ns;
         d.op = DieOp::Idle;
         match op {
-            DieOp::Read => {
-                let mut reading = std::mem::take(&mut d.user_reading);
-                for &(slot, _, _, queued_ns) in &reading {
-                    self.stats.read_transactions += 1;
-                    self.stats.read_turnaround_ns += now_ns - queued_ns;
-                    self.read_page_done(now_ns, slot);
-                }
-                reading.clear();
-                self.dies[die as usize].user_reading = reading;
-            }
+            DieOp::Read => self.reads_done(now_ns, die),
             DieOp::MappingRead { translation_page } => {
                 d.mapping_reads.pop_front();
                 // The pages waiting for this translation page are dispatched together.
@@ -614,44 +751,28 @@ impl Ssd {
                 });
             }
             DieOp::MappingProgram => {}
-            DieOp::Program => {
-                let taken = std::mem::take(&mut d.programming);
-                self.stats.program_transactions += taken.len() as u64;
-                self.stats.program_turnaround_ns += taken.iter().map(|pp| now_ns - pp.queued_ns).sum::<u64>();
-                for pp in &taken {
-                    match pp.slot {
-                        Some(slot) => {
-                            let c = self.slots[slot as usize].as_mut().expect("write in flight");
-                            c.outstanding -= 1;
-                            if c.outstanding == 0 {
-                                self.complete(slot);
-                            }
-                        }
-                        None => {
-                            if self.cache.is_empty() {
-                                self.buffer_used_bytes -= pp.bytes as u64;
-                            } else {
-                                self.cache_for(pp.lpn).written_back(pp.lpn, pp.bytes);
-                            }
-                            self.unprogrammed_pages -= 1;
-                        }
-                    }
-                }
-                self.dies[die as usize].programming = taken;
-                self.buffer_drained(now_ns);
-            }
+            DieOp::Program => self.programs_done(now_ns, die),
             DieOp::GcCopy => {}
             DieOp::GcRead => {
-                // MQSim gives each copy its page now, when its read is done.
-                let read = std::mem::take(&mut self.dies[die as usize].gc_moving);
-                for &copy in &read {
-                    self.copy_placed(copy);
+                // User reads that joined the command are done too.
+                self.reads_done(now_ns, die);
+                // MQSim gives each copy its page now, when its read is done (a page written since has nothing
+                // to copy).
+                let mut read = std::mem::take(&mut self.dies[die as usize].gc_moving);
+                for copy in read.iter_mut() {
+                    if self.ftl.places_copies_when_read() {
+                        match self.ftl.place_copy(copy.0) {
+                            Some(to) => copy.1 = to,
+                            None => continue,
+                        }
+                    }
+                    self.copy_placed(*copy);
+                    self.dies[die as usize].gc_writes.push_back(*copy);
                 }
-                let d = &mut self.dies[die as usize];
-                d.gc_writes.extend(read.iter().copied());
-                d.gc_moving = read;
+                self.dies[die as usize].gc_moving = read;
             }
-            DieOp::GcWrite => {}
+            // User programs that joined the command are done too.
+            DieOp::GcWrite => self.programs_done(now_ns, die),
             DieOp::Erase => {
                 let erased = std::mem::take(&mut self.dies[die as usize].erasing);
                 for &first_ppn in &erased {

@@ -296,3 +296,57 @@ fn mqsims_drive_starts_with_each_flows_three_frontiers_taken_from_every_plane() 
     g.open_frontiers_as_mqsim(2);
     assert_eq!(g.write_streams(), 1);
 }
+
+/// With copies placed as they are read (MQSim's Allocate_new_page_for_gc when a copy's read is done), taking a
+/// victim moves nothing: its valid pages stay where they are and the pool's free blocks stay as they were;
+/// each page gets a page of the cleaning block only at place_copy, and a page written since has nothing to
+/// copy. The victim is erased once every page has been placed or overwritten.
+#[test]
+fn copies_placed_when_read_take_their_pages_one_by_one() {
+    let g = small_plane(GcPolicy::Randomized { candidates: 8 });
+    let mut f = Ftl::new(g).unwrap();
+    f.fill_sequential();
+    for lpn in [125 * 4, 125 * 4 + 1] {
+        f.trim(lpn);
+    }
+    f.seed_mqsim_rga(432);
+    f.open_blocks_eagerly();
+    f.place_copies_when_read(10);
+    let free = f.free_blocks(0);
+    let mut work = GcWork::default();
+    assert!(f.take_victim(0, &mut work));
+    assert_eq!(work.erased, 125 * 4);
+    assert_eq!(work.copies, vec![(125 * 4 + 2, 125 * 4 + 2), (125 * 4 + 3, 125 * 4 + 3)], "listed, not moved");
+    assert_eq!(f.free_blocks(0), free, "no cleaning block opened yet");
+    assert_eq!(f.lookup(125 * 4 + 2), Some(125 * 4 + 2), "still valid where it was");
+    assert_eq!(f.counters().gc_pages, 0);
+    // The host overwrites one of them before its copy is read: nothing to place.
+    f.write(125 * 4 + 3);
+    let to = f.place_copy(125 * 4 + 2).expect("still valid: placed");
+    assert_ne!(to / 4, 125, "in the cleaning block");
+    assert_eq!(f.lookup(125 * 4 + 2), Some(to));
+    assert_eq!(f.place_copy(125 * 4 + 3), None, "overwritten since the victim was taken");
+    assert_eq!(f.counters().gc_pages, 1);
+    f.erased(125 * 4);
+    assert_eq!(f.erasing(0), 0);
+}
+
+/// With copies placed as they are read, a victim is taken only if the free blocks (no more than one under
+/// the count at which host writes stop) and the cleaning block can hold its copies beside those not yet
+/// placed, so that a copy always finds a page.
+#[test]
+fn a_victim_is_taken_only_with_room_for_its_copies() {
+    let g = FtlGeometry { gc_free_blocks: 250, ..small_plane(GcPolicy::Randomized { candidates: 256 }) };
+    let mut f = Ftl::new(g).unwrap();
+    f.fill_sequential(); // 250 of 256 blocks full: 6 free (one of them opened for the next host write)
+    f.trim(0); // block 0: one stale page, three to copy
+    f.trim(4 * 7); // block 7 likewise
+    f.seed_mqsim_rga(432);
+    f.open_blocks_eagerly();
+    // Host writes stop under 2 free blocks: only one counts for copies, and one victim's three copies fit.
+    f.place_copies_when_read(2);
+    let mut work = GcWork::default();
+    assert!(f.take_victim(0, &mut work), "three copies fit in one block");
+    assert!(!f.take_victim(0, &mut work), "six unplaced copies need two blocks: only one counts");
+    assert_eq!(f.erasing(0), 1);
+}
