@@ -95,8 +95,11 @@
 //!   it, so only the read that merges the page reaches flash, and the page then stays among its "departing"
 //!   entries, served from DRAM for the rest of the run. `conform=refined` programs the page and lets it leave
 //!   DRAM, as a drive must.
-//! - The host link: `PCIe_Lane_Count` x `PCIe_Lane_Bandwidth` GB/s each way; NVMe queue of `IO_Queue_Depth`.
-//!   iosched charges no firmware time per command (MQSim has none besides its PCIe messages).
+//! - The host link: `PCIe_Lane_Count` x `PCIe_Lane_Bandwidth` GB/s; NVMe queue of `IO_Queue_Depth`. iosched
+//!   charges no firmware time per command (MQSim has none besides its PCIe messages).
+//!   - approximated: iosched's link is one resource that both directions share, moving a command's data only.
+//!     MQSim's PCIe_Link queues each direction apart, adds 28 bytes to every packet of up to 128 bytes of
+//!     payload (PCIe_Link.h), and moves NVMe's queue entries and doorbells as messages of their own.
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::GcPolicy;
