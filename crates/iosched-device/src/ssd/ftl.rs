@@ -610,7 +610,7 @@ impl Ftl {
         if self.valid[gb] == self.g.pages_per_block {
             return false;
         }
-        if self.place_when_read.is_some() && !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
+        if !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
             return false;
         }
         self.move_valid_pages(pool, victim, work);
@@ -674,7 +674,7 @@ impl Ftl {
         if unsafe_block || self.written[gb] == 0 {
             return false;
         }
-        if self.place_when_read.is_some() && !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
+        if !self.room_for_copies(pool, self.block_stream[gb], self.valid[gb]) {
             return false;
         }
         self.move_valid_pages(pool, min_b, work);
@@ -687,10 +687,12 @@ impl Ftl {
     /// copy always finds a page. Host writes may still take the free blocks down to one under the count at
     /// which they stop, so only that many count. (MQSim takes the victim anyway, and stops with an error when a
     /// plane has no free block left for a copy; in its runs that do not stop this never refuses a victim.)
+    /// Copies placed when the victim is taken need no such room: always true then.
     fn room_for_copies(&self, pool: u32, stream: u16, more: u32) -> bool {
+        let Some(writes_stop_under) = self.place_when_read else { return true };
         let ppb = self.g.pages_per_block;
         let d = &self.pools[pool as usize];
-        let writes_stop_under = self.place_when_read.unwrap_or(1).max(1);
+        let writes_stop_under = writes_stop_under.max(1);
         let blocks: u32 = (0..d.unplaced.len())
             .map(|s| {
                 let want = d.unplaced[s] + if s == stream as usize { more } else { 0 };

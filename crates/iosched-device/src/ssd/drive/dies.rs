@@ -106,17 +106,37 @@ impl Ssd {
         let per_group = self.p.program_pages;
         let head_plane = self.plane_of_ppn(page_of(&head));
         let (group, page) = (head_plane / per_group, page_of(&head) % ppb);
-        let mut planes_taken = 1u64 << head_plane;
+        let mut planes = 1u64 << head_plane;
+        let place = |ssd: &Self, e: &T| Some((ssd.plane_of_ppn(page_of(e)), page_of(e) % ppb));
+        self.gather_same_page(die, queue, place, (group, page), &mut planes, per_group as usize, taken);
+    }
+
+    /// From the die's `queue`, in order, the entries that go in one multi-plane command with what `taken` and
+    /// `planes` hold: on plane group `group`, on a plane not taken yet, at page `page` of their blocks (`place`
+    /// gives an entry's plane and page, None when it may not go now); each moved to `taken` until it holds
+    /// `until`. MQSim's issue_command_to_chip gathers a command so, from either of its source queues.
+    #[allow(clippy::too_many_arguments)]
+    fn gather_same_page<T: Copy>(
+        &mut self,
+        die: u32,
+        queue: impl Fn(&mut Die) -> &mut VecDeque<T>,
+        place: impl Fn(&Self, &T) -> Option<(u32, u64)>,
+        (group, page): (u32, u64),
+        planes: &mut u64,
+        until: usize,
+        taken: &mut Vec<T>,
+    ) {
+        let per_group = self.p.program_pages;
         let mut i = 0;
-        while taken.len() < per_group as usize {
+        while taken.len() < until {
             let Some(&entry) = queue(&mut self.dies[die as usize]).get(i) else { break };
-            let plane = self.plane_of_ppn(page_of(&entry));
-            if plane / per_group == group && planes_taken & (1 << plane) == 0 && page_of(&entry) % ppb == page {
-                planes_taken |= 1 << plane;
-                taken.push(entry);
-                queue(&mut self.dies[die as usize]).remove(i);
-            } else {
-                i += 1;
+            match place(self, &entry) {
+                Some((plane, at)) if plane / per_group == group && *planes & (1 << plane) == 0 && at == page => {
+                    *planes |= 1 << plane;
+                    taken.push(entry);
+                    queue(&mut self.dies[die as usize]).remove(i);
+                }
+                _ => i += 1,
             }
         }
     }
@@ -152,18 +172,9 @@ impl Ssd {
         let ppb = self.p.pages_per_block as u64;
         let mut joined = std::mem::take(&mut self.dies[die as usize].user_reading);
         joined.clear();
-        let mut i = 0;
-        while pages.len() + joined.len() < self.p.program_pages as usize {
-            let Some(&r) = self.dies[die as usize].reads.queue_mut(class).get(i) else { break };
-            let plane = self.plane_of_ppn(r.1);
-            if plane / self.p.program_pages == group && planes & (1 << plane) == 0 && r.1 % ppb == page {
-                planes |= 1 << plane;
-                joined.push(r);
-                self.dies[die as usize].reads.queue_mut(class).remove(i);
-            } else {
-                i += 1;
-            }
-        }
+        let until = self.p.program_pages as usize - pages.len();
+        let place = |ssd: &Self, r: &(u32, Ppn, u32, u64)| Some((ssd.plane_of_ppn(r.1), r.1 % ppb));
+        self.gather_same_page(die, |d| d.reads.queue_mut(class), place, (group, page), &mut planes, until, &mut joined);
         let bytes = joined.iter().map(|r| r.2 as u64).sum();
         self.dies[die as usize].user_reading = joined;
         bytes
@@ -186,24 +197,18 @@ impl Ssd {
             return 0;
         }
         let (group, page, mut planes) = self.cleaning_command_shape(pages);
-        let per_group = self.p.program_pages;
         let mut joined = std::mem::take(&mut self.dies[die as usize].programming);
-        let mut i = 0;
-        while pages.len() + joined.len() < per_group as usize {
-            let Some(&c) = self.dies[die as usize].programs.queue_mut(class).get(i) else { break };
-            let plane = c.plane as u32;
-            if plane / per_group == group
-                && planes & (1 << plane) == 0
-                && c.page_in_block as u64 == page
-                && Self::program_can_go(&self.ftl, &self.p, &c)
-            {
-                planes |= 1 << plane;
-                joined.push(c);
-                self.dies[die as usize].programs.queue_mut(class).remove(i);
-            } else {
-                i += 1;
-            }
-        }
+        let until = self.p.program_pages as usize - pages.len();
+        let shape = (group, page);
+        self.gather_same_page(
+            die,
+            |d| d.programs.queue_mut(class),
+            Self::program_place,
+            shape,
+            &mut planes,
+            until,
+            &mut joined,
+        );
         self.place_programs(&joined);
         self.stats.multi_page_programs += (!joined.is_empty()) as u64;
         let bytes = joined.iter().map(|pp| if pp.bytes == 0 { self.p.page_bytes } else { pp.bytes as u64 }).sum();
@@ -239,6 +244,11 @@ impl Ssd {
     /// and parameters alone, while a die is borrowed).
     fn program_can_go(ftl: &Ftl, p: &SsdParams, pp: &PendingProgram) -> bool {
         pp.placed || !Self::writes_stopped(ftl, p, ftl.pool_of_lpn(pp.lpn))
+    }
+
+    /// A queued program's plane and page of its block, when it can go now ([`Ssd::gather_same_page`]).
+    fn program_place(&self, pp: &PendingProgram) -> Option<(u32, u64)> {
+        Self::program_can_go(&self.ftl, &self.p, pp).then_some((pp.plane as u32, pp.page_in_block as u64))
     }
 
     /// [`Ssd::pool_writes_stopped`] from the FTL and parameters alone (while a die is borrowed).
@@ -615,36 +625,30 @@ impl Ssd {
             };
             let programs = self.dies[die as usize].programs.queue_mut(class);
             let head_at = programs.iter().position(can_go).expect("a program that can go");
-            let p = &self.p;
-            let d = &mut self.dies[die as usize];
-            let mut taken = std::mem::take(&mut d.programming);
+            let mut taken = std::mem::take(&mut self.dies[die as usize].programming);
             taken.clear();
-            let programs = d.programs.queue_mut(class);
-            if p.plane_groups > 0 {
+            let per_group = self.p.program_pages;
+            if self.p.plane_groups > 0 {
                 // The head's page, and pages of the same die's other planes at the same page of their blocks.
-                let head = programs.remove(head_at).expect("a program");
-                // The planes of the head's group (planes are numbered group by group), without a division per page.
-                let first_plane = head.plane as u32 / p.program_pages * p.program_pages;
-                let group = first_plane..first_plane + p.program_pages;
-                let mut planes_taken = 1u64 << head.plane;
+                let head = self.dies[die as usize].programs.queue_mut(class).remove(head_at).expect("a program");
+                let (group, page) = (head.plane as u32 / per_group, head.page_in_block as u64);
+                let mut planes = 1u64 << head.plane;
                 taken.push(head);
-                let mut i = 0;
-                while i < programs.len() && taken.len() < p.program_pages as usize {
-                    let c = programs[i];
-                    if group.contains(&(c.plane as u32))
-                        && planes_taken & (1 << c.plane) == 0
-                        && c.page_in_block == head.page_in_block
-                        && Self::program_can_go(&self.ftl, p, &c)
-                    {
-                        planes_taken |= 1 << c.plane;
-                        taken.push(c);
-                        programs.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
+                let until = per_group as usize;
+                let shape = (group, page);
+                let place = Self::program_place;
+                self.gather_same_page(
+                    die,
+                    |d| d.programs.queue_mut(class),
+                    place,
+                    shape,
+                    &mut planes,
+                    until,
+                    &mut taken,
+                );
             } else {
-                let k = programs.len().min(p.program_pages as usize);
+                let programs = self.dies[die as usize].programs.queue_mut(class);
+                let k = programs.len().min(per_group as usize);
                 taken.extend(programs.drain(..k));
             }
             self.place_programs(&taken);
