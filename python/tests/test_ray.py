@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import iosched
-from conftest import skip_loudly
+from conftest import READER_AND_WRITER, skip_loudly
 
 
 def free_port() -> int:
@@ -78,8 +78,13 @@ def test_ray_on_two_nodes_gives_the_threads_table(cluster, job, tmp_path):
     assert len(on_ray.attrs["ray_nodes"]) == 2, on_ray.attrs
 
 
-def test_a_worker_killed_mid_sweep_loses_nothing(cluster, job, tmp_path):
-    axes = dict(policies=["bfq", "deadline"], devices=["hdd:sata7200"], seeds=range(1, 7), runtime="3")
+def test_a_worker_killed_mid_sweep_loses_nothing(cluster, tmp_path):
+    # Points long enough to be caught running: the job runs for its whole runtime (time_based), 300 simulated
+    # seconds, about half a second of a task's CPU here. The shared job file ends each point after 256 MB, a few
+    # milliseconds of a task, which a killer polling with pgrep can miss altogether (a CI run once did).
+    job = tmp_path / "timed.fio"
+    job.write_text("[global]\nsize=256m\ntime_based=1\n" + READER_AND_WRITER)
+    axes = dict(policies=["bfq", "deadline"], devices=["hdd:sata7200"], seeds=range(1, 5), runtime="300")
     expected = iosched.sweep(job, output=tmp_path / "threads.parquet", **axes)
     killed = []
 
