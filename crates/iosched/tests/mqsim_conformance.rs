@@ -170,22 +170,28 @@ fn the_ssd_model_agrees_with_mqsim_on_the_wsrch_trace() {
 }
 
 #[test]
-fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_two_variants() {
+fn the_ssd_model_agrees_with_mqsim_on_every_shipped_scenario_and_three_variants() {
     let Some(mqsim) = mqsim() else { return };
-    // every flow of the three scenarios, for each of the three device files.
+    // Every flow of the three scenarios: MQSim's shipped files as they are (10 s of each synthetic scenario),
+    // then three device variants on the shipped workload cut to 2 s a scenario.
+    assert_agrees_with_mqsim(&mqsim, &["--jobs", "2"], 5);
+    let (short, config) = shipped_workload_cut_to_2_s("mqsim-short-variants");
     assert_agrees_with_mqsim(
         &mqsim,
-        &[
-            "--set",
-            "Overprovisioning_Ratio=0.07",
-            "--set",
-            "Overprovisioning_Ratio=0.25",
-            "--set",
-            "Data_Cache_Capacity=33554432,CMT_Capacity=1048576",
-            // Two scenarios at a time: nine runs of MQSim are most of the suite's time.
-            "--jobs",
-            "2",
-        ],
+        &on_workload(
+            &short,
+            &config,
+            &[
+                "--set",
+                "Overprovisioning_Ratio=0.07",
+                "--set",
+                "Overprovisioning_Ratio=0.25",
+                "--set",
+                "Data_Cache_Capacity=33554432,CMT_Capacity=1048576",
+                "--jobs",
+                "2",
+            ],
+        ),
         3 * 5,
     );
 }
@@ -199,19 +205,24 @@ fn caches_partitioned_per_flow_agree_with_mqsim() {
     // neither: the two writers of scenario 1 answered 40 % faster and 386 % slower than in MQSim, and its
     // flash read 52 % more translation pages. Scenarios 1 and 2 (two flows each; the trace scenario has one).
     let Some(mqsim) = mqsim() else { return };
-    // both flows of both scenarios.
+    // both flows of both scenarios, 2 s each.
+    let (short, config) = shipped_workload_cut_to_2_s("mqsim-short-partitioned");
     assert_agrees_with_mqsim(
         &mqsim,
-        &[
-            "--scenario",
-            "1",
-            "--scenario",
-            "2",
-            "--set",
-            "Data_Cache_Sharing_Mode=EQUAL_PARTITIONING,CMT_Sharing_Mode=EQUAL_PARTITIONING",
-            "--jobs",
-            "2",
-        ],
+        &on_workload(
+            &short,
+            &config,
+            &[
+                "--scenario",
+                "1",
+                "--scenario",
+                "2",
+                "--set",
+                "Data_Cache_Sharing_Mode=EQUAL_PARTITIONING,CMT_Sharing_Mode=EQUAL_PARTITIONING",
+                "--jobs",
+                "2",
+            ],
+        ),
         4,
     );
 }
@@ -274,6 +285,13 @@ fn edited_workload(name: &str, edit: impl Fn(&str) -> String) -> (PathBuf, PathB
     (workload, peers.join("ssdconfig.xml"))
 }
 
+/// MQSim's shipped workload with its two synthetic scenarios stopped after 2 s of simulated time instead of 10,
+/// in this test's scratch folder `name`. Device variants run on it: 2 s of scenario 2's readers is over 200,000
+/// requests, and its 10 s cost 36 s of MQSim's CPU a run.
+fn shipped_workload_cut_to_2_s(name: &str) -> (PathBuf, PathBuf) {
+    edited_workload(name, |w| w.replace("<Stop_Time>10000000000<", "<Stop_Time>2000000000<"))
+}
+
 /// The script's arguments for `workload` on device file `config`, then `rest`.
 fn on_workload<'a>(workload: &'a Path, config: &'a Path, rest: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["--workload", workload.to_str().unwrap(), "--config", config.to_str().unwrap()];
@@ -327,10 +345,24 @@ fn flows_on_their_own_channels_and_other_allocation_orders_agree_with_mqsim() {
     );
     // The shipped drive with four planes a die (and half the blocks a plane): the shipped workload's flows list
     // Plane_IDs 0,1, so MQSim puts their pages on half of the planes and gives each flow a quarter of the
-    // logical space. Scenarios 1 (writers) and 2 (URGENT and HIGH readers).
+    // logical space. Scenarios 1 (writers) and 2 (URGENT and HIGH readers), 2 s each.
+    let (short, config) = shipped_workload_cut_to_2_s("mqsim-short-four-planes");
     assert_agrees_with_mqsim(
         &mqsim,
-        &["--scenario", "1", "--scenario", "2", "--set", "Plane_No_Per_Die=4,Block_No_Per_Plane=1024", "--jobs", "2"],
+        &on_workload(
+            &short,
+            &config,
+            &[
+                "--scenario",
+                "1",
+                "--scenario",
+                "2",
+                "--set",
+                "Plane_No_Per_Die=4,Block_No_Per_Plane=1024",
+                "--jobs",
+                "2",
+            ],
+        ),
         4,
     );
 }
@@ -364,8 +396,14 @@ fn without_priority_scheduling_urgent_reads_wait_their_turn_as_in_mqsim() {
     // Transaction_Scheduling_Policy OUT_OF_ORDER (MQSim's default when the file does not say): TSU_OutofOrder
     // ignores the flows' priority classes, so scenario 2's URGENT and HIGH readers get the same service. iosched
     // had served URGENT reads first whatever the policy: 15 % under and 24 % over MQSim's responses.
+    // Scenario 2 for 2 s.
     let Some(mqsim) = mqsim() else { return };
-    assert_agrees_with_mqsim(&mqsim, &["--scenario", "2", "--set", "Transaction_Scheduling_Policy=OUT_OF_ORDER"], 2);
+    let (short, config) = shipped_workload_cut_to_2_s("mqsim-short-out-of-order");
+    assert_agrees_with_mqsim(
+        &mqsim,
+        &on_workload(&short, &config, &["--scenario", "2", "--set", "Transaction_Scheduling_Policy=OUT_OF_ORDER"]),
+        2,
+    );
 }
 
 #[test]
@@ -486,18 +524,24 @@ fn a_sata_drive_and_its_host_adapter_agree_with_mqsim() {
         let (ours, theirs) = (r["requests"][0].as_f64().unwrap(), r["requests"][1].as_f64().unwrap());
         assert!((ours / theirs - 1.0).abs() < 0.01, "{}: {ours} requests against MQSim's {theirs}", r["flow"]);
     }
+    // At 5 us the adapter no longer sets the pace: scenarios 1 and 2 for 2 s each.
+    let (short, config) = shipped_workload_cut_to_2_s("mqsim-short-sata");
     assert_agrees_with_mqsim(
         &mqsim,
-        &[
-            "--set",
-            "HostInterface_Type=SATA,SATA_Processing_Delay=5000",
-            "--scenario",
-            "1",
-            "--scenario",
-            "2",
-            "--jobs",
-            "2",
-        ],
+        &on_workload(
+            &short,
+            &config,
+            &[
+                "--set",
+                "HostInterface_Type=SATA,SATA_Processing_Delay=5000",
+                "--scenario",
+                "1",
+                "--scenario",
+                "2",
+                "--jobs",
+                "2",
+            ],
+        ),
         4,
     );
 }
