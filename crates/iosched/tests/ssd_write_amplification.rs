@@ -7,15 +7,18 @@ use iosched_device::ssd::ftl::lambert_w_write_amplification;
 use serde_json::Value;
 use std::process::Command;
 
-/// The device's write amplification over one drive-write of random 4 KiB overwrites after the steady-state
-/// preconditioning, as `iosched sim --json` reports it.
+/// The device's write amplification over half a drive-write of random 4 KiB overwrites after the steady-state
+/// preconditioning, as `iosched sim --json` reports it. The preconditioning leaves the drive at its steady state,
+/// so half a drive-write measures what a whole one does (at 4 GiB, op 0.07 and 0.28: within 0.2 %) at half the
+/// test's time.
 fn write_amplification(capacity_gib: u32, op: f64) -> f64 {
     let dir = iosched_test_data::scratch(&format!("wa-{capacity_gib}-{op}"));
     let job = dir.join("overwrite.fio");
     // norandommap: the formula is for independent uniform writes (with replacement); fio's default random
     // map writes each page once per pass, a permutation, which greedy cleaning serves with less amplification.
     let text = format!(
-        "[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nio_size={capacity_gib}g\nnorandommap\n"
+        "[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nio_size={}m\nnorandommap\n",
+        capacity_gib * 512
     );
     std::fs::write(&job, text).unwrap();
     let device = format!("ssd:nvme,capacity_gib={capacity_gib},op={op},precondition=steady");
@@ -29,7 +32,7 @@ fn write_amplification(capacity_gib: u32, op: f64) -> f64 {
     let device_stats = &json["iosched"]["device"];
     let host = device_stats["host_write_bytes"].as_f64().unwrap();
     let nand = device_stats["nand_write_bytes"].as_f64().unwrap();
-    assert_eq!(host, capacity_gib as f64 * (1u64 << 30) as f64, "{device}: every overwrite reached the drive");
+    assert_eq!(host, capacity_gib as f64 * (1u64 << 29) as f64, "{device}: every overwrite reached the drive");
     nand / host
 }
 
