@@ -3,28 +3,47 @@
 //! Chromium (a screenshot whose pixels show the plots' colours).
 //!
 //! The experiments run one at a time (a lock), each on two threads as on CI's two cores, so the time limit is
-//! measured as a user would meet it.
+//! measured as a user would meet it. Each built-in experiment runs twice in this process (a JSON run and a
+//! JSON-and-HTML run, which must agree), and the tests that read its figures or its report share those runs.
 
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+/// The built-in experiments' runs, by name: their JSON and HTML report. The lock also keeps experiments to one
+/// at a time.
+static RUNS: Mutex<Option<HashMap<String, Run>>> = Mutex::new(None);
+
+#[derive(Clone)]
+struct Run {
+    json: Value,
+    html: String,
+}
 
 fn iosched(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_iosched")).args(args).output().expect("run iosched")
 }
 
-/// The experiment's JSON, from two runs that must agree byte for byte, and the slower run's wall time.
-fn experiment_json(name: &str) -> Value {
-    let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+/// The experiment's JSON and HTML report, from two runs (`--json`, then `--json --html`) whose JSON must agree
+/// byte for byte, each under 60 s; run once in this process, on the first call.
+fn experiment_run(name: &str) -> Run {
+    let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(run) = runs.get_or_insert_with(HashMap::new).get(name) {
+        return run.clone();
+    }
+    let html = iosched_test_data::scratch(&format!("exp-run-{name}")).join(format!("{name}.html"));
     let mut outputs = Vec::new();
     let mut slowest = Duration::ZERO;
-    for _ in 0..2 {
+    for with_html in [false, true] {
+        let mut args = vec!["experiment", name, "--json", "--jobs", "2"];
+        if with_html {
+            args.extend(["--html", html.to_str().unwrap()]);
+        }
         let started = Instant::now();
-        let out = iosched(&["experiment", name, "--json", "--jobs", "2"]);
+        let out = iosched(&args);
         slowest = slowest.max(started.elapsed());
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         outputs.push(out.stdout);
@@ -32,9 +51,16 @@ fn experiment_json(name: &str) -> Value {
     assert!(outputs[0] == outputs[1], "{name}: the JSON differs between two runs");
     eprintln!("{name}: {:.1} s", slowest.as_secs_f64());
     assert!(slowest < Duration::from_secs(60), "{name} took {slowest:?}");
-    let v: Value = serde_json::from_slice(&outputs[0]).expect("valid JSON");
-    assert_eq!(v["experiment"], name);
-    v
+    let json: Value = serde_json::from_slice(&outputs[0]).expect("valid JSON");
+    assert_eq!(json["experiment"], name);
+    let run = Run { json, html: std::fs::read_to_string(&html).expect("the HTML report") };
+    runs.get_or_insert_with(HashMap::new).insert(name.to_string(), run.clone());
+    run
+}
+
+/// The experiment's JSON (see [`experiment_run`]).
+fn experiment_json(name: &str) -> Value {
+    experiment_run(name).json
 }
 
 fn result<'a>(v: &'a Value, policy: &str, case_key: &str, case: &str) -> &'a Value {
@@ -431,10 +457,8 @@ fn every_experiments_report_tells_its_story_in_headless_chromium() {
     let keep = std::env::var_os("IOSCHED_SCREENSHOTS").map(PathBuf::from);
     for name in ["geom-sched", "netflix-fill", "bfq-startup", "dbload"] {
         let html = dir.join(format!("{name}.html"));
-        let out = iosched(&["experiment", name, "--html", html.to_str().unwrap(), "--json"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let page = std::fs::read_to_string(&html).unwrap();
+        let Run { json, html: page } = experiment_run(name);
+        std::fs::write(&html, &page).unwrap();
         // Nothing to fetch: the only URL in the page is the SVG namespace.
         assert!(!page.replace("http://www.w3.org/2000/svg", "").contains("http"), "{name}: refers to the network");
         let svgs = plots(&page);
@@ -581,9 +605,7 @@ fn benchmarks_table_of_seed_figures_says_what_the_experiments_give_today() {
     let table = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../BENCHMARKS.md")).unwrap();
     let mut rows = 0;
     for name in ["geom-sched", "netflix-fill", "bfq-startup", "dbload"] {
-        let out = iosched(&["experiment", name, "--json"]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = experiment_json(name);
         for f in v["seed_figures"].as_array().unwrap() {
             let verdict = match f["holds"].as_bool() {
                 Some(true) => "holds",
