@@ -20,7 +20,9 @@
 //!   range as MQSim does, `Percentage_To_Be_Executed` of its requests when it is replayed once and all of them
 //!   when `Relay_Count` is more, each round starting the trace's first time after the last request of the one
 //!   before (MQSim replays the file's own times from there).
-//! - NORMAL request sizes are drawn as fio cannot: the mean size is used, and a warning says so.
+//! - NORMAL request sizes (mean Average_Request_Size, standard deviation Variance_Request_Size) are MQSim's own
+//!   draws on an MQSim device file; on other devices the flow is a fio job, which has no such sizes: every
+//!   request is the mean size, and a warning says so.
 //! - A flow's `Device_Level_Data_Caching_Mode` (Data_Cache_Manager_Flash_Advanced.cpp): with the write cache
 //!   (WRITE_CACHE, WRITE_READ_CACHE) its writes complete once in the drive's DRAM; without it (TURNED_OFF,
 //!   READ_CACHE) they go to flash before completing, and with TURNED_OFF its reads go to flash whatever the
@@ -108,8 +110,9 @@ pub struct Synthetic {
     /// Alignment of addresses in sectors (1: none).
     pub align_sectors: u64,
     pub size_sectors: u64,
-    /// Request_Size_Distribution NORMAL (iosched issues the mean size).
-    pub normal_sizes: bool,
+    /// Request_Size_Distribution NORMAL: the sizes' standard deviation in sectors (Variance_Request_Size, which
+    /// MQSim takes as one); `size_sectors` is their mean.
+    pub normal_size_sd_sectors: Option<u64>,
     pub seed: u64,
     pub generator: Generator,
     pub stop_time_ns: u64,
@@ -276,7 +279,7 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
                 }
             }
             let kind = match node.tag_name().name() {
-                "IO_Flow_Parameter_Set_Synthetic" => FlowKind::Synthetic(synthetic(&f, &mut warnings)?),
+                "IO_Flow_Parameter_Set_Synthetic" => FlowKind::Synthetic(synthetic(&f)?),
                 "IO_Flow_Parameter_Set_Trace_Based" => {
                     let (path, _) = f.text("File_Path")?;
                     // MQSim stores Time_Unit but IO_Flow_Trace_Based never uses it: a trace's times are nanoseconds
@@ -320,7 +323,7 @@ pub fn parse(text: &str, file: &str, folder: &Path) -> Result<MqsimWorkload, Str
     Ok(MqsimWorkload { scenarios, warnings })
 }
 
-fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String> {
+fn synthetic(f: &Fields) -> Result<Synthetic, String> {
     let address = match f.word("Address_Distribution", &["RANDOM_UNIFORM", "RANDOM_HOTCOLD", "STREAMING"])?.as_str() {
         "RANDOM_UNIFORM" => Address::Uniform,
         "RANDOM_HOTCOLD" => Address::HotCold(f.number("Percentage_of_Hot_Region", 0.0, 100.0)?),
@@ -329,14 +332,10 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
     let aligned = f.word("Generated_Aligned_Addresses", &["TRUE", "FALSE"])? == "TRUE";
     let align_sectors = if aligned { f.int("Address_Alignment_Unit", 1, 1 << 30)? } else { 1 };
     let size_sectors = f.int("Average_Request_Size", 1, 1 << 24)?;
-    let normal_sizes = f.word("Request_Size_Distribution", &["FIXED", "NORMAL"])? == "NORMAL";
-    if normal_sizes {
-        let (_, line) = f.text("Request_Size_Distribution")?;
-        warnings.push(format!(
-            "{}:{line}: NORMAL request sizes: iosched issues every request at the mean, {size_sectors} sectors",
-            f.file
-        ));
-    }
+    let normal_size_sd_sectors = match f.word("Request_Size_Distribution", &["FIXED", "NORMAL"])?.as_str() {
+        "NORMAL" => Some(f.int("Variance_Request_Size", 0, i32::MAX as u64)?),
+        _ => None,
+    };
     let generator = match f.word("Synthetic_Generator_Type", &["QUEUE_DEPTH", "BANDWIDTH"])?.as_str() {
         "QUEUE_DEPTH" => Generator::QueueDepth(f.int("Average_No_of_Reqs_in_Queue", 1, 65535)? as u32),
         _ => Generator::BandwidthBytesPerS(f.int("Bandwidth", 1, u64::MAX >> 1)?),
@@ -352,7 +351,7 @@ fn synthetic(f: &Fields, warnings: &mut Vec<String>) -> Result<Synthetic, String
         address,
         align_sectors,
         size_sectors,
-        normal_sizes,
+        normal_size_sd_sectors,
         seed: f.int("Seed", 0, u32::MAX as u64)?,
         generator,
         stop_time_ns,

@@ -214,7 +214,7 @@ fn preconditioned_addresses(flow: &Flow, (first, last): (u64, u64)) -> Option<Mq
         Address::HotCold(hot_percent) => hot_percent > 30.0,
         Address::Streaming => false,
     };
-    if !uniform || s.normal_sizes {
+    if !uniform || s.normal_size_sd_sectors.is_some() {
         return None;
     }
     let working_set = working_set_share(s);
@@ -296,6 +296,13 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
         };
         match &flow.kind {
             FlowKind::Synthetic(s) => {
+                if let (Some(sd), None) = (s.normal_size_sd_sectors, &mqsim_ranges) {
+                    warnings.push(format!(
+                        "{}: NORMAL request sizes (mean {}, standard deviation {sd} sectors) are drawn as MQSim draws \
+                         them on an MQSim device file only: on {} every request is {} sectors",
+                        flow.name, s.size_sectors, args.device, s.size_sectors
+                    ));
+                }
                 let text = mqsim_workload::fio_job(&flow.name, s, flow.priority, caching, start, range_bytes);
                 let mut parsed = iosched_workload::fio::parse_str(&text, &flow.name)
                     .map_err(|e| CliError::Failed(format!("{}: as a fio job: {e}", flow.name)))?;
@@ -317,7 +324,7 @@ fn build(args: &SimArgs, scenario: &Scenario) -> Result<Built, CliError> {
                                 Address::HotCold(hot_percent) => Some(hot_percent / 100.0),
                                 _ => None,
                             },
-                            normal_sizes: s.normal_sizes,
+                            normal_size_sd_sectors: s.normal_size_sd_sectors,
                             // MQSim's mean time between requests, in its integer arithmetic.
                             mean_interarrival_ns: match s.generator {
                                 Generator::BandwidthBytesPerS(rate) => {
