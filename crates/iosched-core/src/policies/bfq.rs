@@ -24,8 +24,13 @@
 //!   for latency); async queues get max_budget. max_budget = peak rate x timeout_sync once 194 budgets have been
 //!   assigned (a count decaying toward 256 at each turn, (7n + 256) / 8, so after 11 turns; 16384 sectors
 //!   before); min_budget = max_budget / 32. The peak rate is BFQ's per-dispatch estimate (policies/peak_rate.rs).
-//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue on a rotational device, or
-//!   any queue on a rotational device without command queueing, while no raised queue is busy) or is needed for
+//! - Think time (bfq_update_io_thinktime, bfq_update_has_short_ttime): a sync queue's request that finds it idle
+//!   (nothing queued or at the device, not in service) samples the time since its last completion, at most
+//!   2 x slice_idle, into a decaying mean (weight 1/8); the think time is short from the start and long once
+//!   over 80 (x256) samples have a mean over slice_idle / 2.
+//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue with a short think time
+//!   on a rotational device, or any queue on a rotational device without command queueing, while no raised
+//!   queue is busy) or is needed for
 //!   service guarantees (weights differ among active queues, those busy or with requests in flight; or a
 //!   weight-raised queue competes with unraised ones or with 4 more requests in flight than its own; or the queue
 //!   is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32
@@ -44,12 +49,14 @@
 //!   weight is taken to be controlled explicitly. A newly busy raised queue, or one of a higher class, preempts an
 //!   unraised queue in service (unless preempt=0).
 //! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues' while a raised queue is in service; the first in B-WF2Q+ order,
+//!   requests are dispatched (only raised queues' while a raised queue with a short think time is in service;
+//!   any queue's while the queue in service is unraised or thinks long; the first in B-WF2Q+ order,
 //!   class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
 //!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver); the
 //!   limit grows while the queue in service's requests complete within 1.5x the service time they had without
 //!   injection and shrinks otherwise. It starts at 0 and probes with 1 once the queue's service time without
-//!   injection is known; after a probe that hurt, the next waits 1 s, doubling up to 64 s.
+//!   injection is known, or at 1 when its think time turns long before that (bfq_reset_inject_limit); after a
+//!   probe that hurt, the next waits 1 s, doubling up to 64 s.
 //! - Within a queue (policies/flow_queue.rs): at a turn's first choice the FIFO head if it is older than
 //!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
 //!   back_seek_penalty.
@@ -62,7 +69,10 @@
 //!
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather
-//! than BFQ's per-queue think-time sampling; injected service is charged to the injected queue's next turn. A
+//! than bfq_update_inject_limit's; injection is tried whenever the queue in service waits, where bfq_select_queue
+//! also requires that idling does not boost throughput (idling_boosts_thr_without_issues) and, for a raised
+//! queue with a short think time, another raised queue busy; "IO-bound" (bfq_bfqq_IO_bound) is not tracked, so
+//! every sequential queue counts as one; injected service is charged to the injected queue's next turn. A
 //! large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at
 //! once (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device
 //! (BFQ's starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised
@@ -365,7 +375,8 @@ impl Bfq {
         // alone (a newcomer then waits for it rather than taking the device in the middle of its pattern).
         // idling_boosts_thr_without_issues: never while a raised queue is busy (idling for an unraised queue
         // would delay it; for a raised one, the service-guarantee test below decides).
-        let boosts_throughput = (rot_without_queueing || (self.rotational && !q.seeky())) && self.wr_busy == 0;
+        let boosts_throughput =
+            (rot_without_queueing || (self.rotational && !q.seeky() && q.short_ttime)) && self.wr_busy == 0;
         let raised_competes =
             q.wr_coeff > 1 && (self.wr_busy < self.busy_queues() || self.in_flight >= q.dispatched.saturating_add(4));
         let asymmetric = self.asymmetric();
@@ -640,12 +651,14 @@ impl Bfq {
         if q.inject_limit == 0 && q.baseline_service_ns > 0 && now_ns >= q.inject_retry_ns {
             q.inject_limit = 1; // probe again
         }
-        let in_service_raised = q.wr_coeff > 1;
+        // in_serv_always_inject: a raised queue with a long think time has room for other queues' requests too.
+        let only_raised = q.wr_coeff > 1 && q.short_ttime;
         if in_flight >= q.inject_limit {
             return None;
         }
-        // A raised queue in service only lets other raised queues in (BFQ's bfq_choose_bfqq_for_injection):
-        // injecting a writer would put its requests at the device ahead of the raised queue's next ones. The
+        // A raised queue in service with a short think time only lets other raised queues in (BFQ's
+        // bfq_choose_bfqq_for_injection): injecting a writer would put its requests at the device ahead of the
+        // raised queue's next ones. The
         // first queue, class by class in B-WF2Q+ order, that may be injected is taken; usually the first looked
         // at, so the walk costs what the tree's peek did.
         let (queues, order) = (&self.queues, &self.order);
@@ -656,7 +669,7 @@ impl Bfq {
             let next = || order.peek(&o.requests, o.head_bytes).map_or(0, |k| sectors(o.requests.get(&k)));
             *key != in_service
                 && !o.requests.is_empty()
-                && (!in_service_raised || o.wr_coeff > 1)
+                && (!only_raised || o.wr_coeff > 1)
                 && o.injected_service + next() <= o.entity_budget
         };
         let mut chosen = None;
@@ -711,6 +724,9 @@ impl Policy for Bfq {
             self.rotational,
         );
         q.seek_history = (q.seek_history << 1) | u32::from(seeky);
+        if q.sync && self.slice_idle_ns > 0 {
+            q.update_think_time(now_ns, self.slice_idle_ns, self.in_service == Some(key));
+        }
         q.last_end_bytes = req.end_bytes();
         q.last_active_ns = now_ns;
         q.level = req.level;
@@ -828,6 +844,7 @@ impl Policy for Bfq {
         let Some(q) = self.queues.get_mut(&key) else { return };
         q.dispatched = q.dispatched.saturating_sub(1);
         q.last_active_ns = now_ns;
+        q.last_end_request_ns = now_ns;
         if q.soft_rt_update && q.dispatched == 0 && q.requests.is_empty() {
             q.soft_rt_update = false;
             q.soft_rt_next_start_ns = soft_rt_next_start_ns(q, now_ns, self.slice_idle_ns);

@@ -370,3 +370,52 @@ fn weights_are_tunable_per_flow_and_checked() {
     assert!(listed.ends_with(&["weight.2=50".to_string(), "weight.7=300".to_string()]), "{listed:?}");
     assert!(!listed.iter().any(|kv| kv.starts_with("weight.FLOW")));
 }
+
+/// Flow 1 (raised: new, default weight) alone for `cycles` rounds of one request served in 1 ms, then idled on
+/// (20 ms, raised) until its turn ends, its next request coming 25 ms after the last completed: each finds it
+/// out of service and idle, a think-time sample of 2 x slice_idle (16 ms) at most. Then flow 2 (weight 100, so not
+/// raised) has a request waiting when flow 1, in service again, runs dry.
+fn raised_queue_after_think_times(cycles: u64) -> (Bfq, Dispatch) {
+    let mut p = Bfq::new();
+    p.set_tunable("weight.2", "100").unwrap();
+    let mut t = 0;
+    for i in 0..=cycles {
+        p.enqueue(t, read(i, 1, i * 4096, 4096, t));
+        let Dispatch::Request(mut r) = p.dispatch(t, &CTX) else { panic!("flow 1's request") };
+        assert_eq!(r.flow.0, 1);
+        if i == cycles {
+            p.enqueue(t, read(100, 2, 1 << 34, 4096, t));
+        }
+        r.dispatched_ns = t;
+        r.completed_ns = t + NS_PER_MS;
+        p.complete(t + NS_PER_MS, &r);
+        if i == cycles {
+            break;
+        }
+        assert_eq!(p.dispatch(t + NS_PER_MS, &CTX), Dispatch::WaitUntil(t + 21 * NS_PER_MS), "alone, idled on");
+        assert_eq!(p.dispatch(t + 21 * NS_PER_MS, &CTX), Dispatch::Nothing, "its turn ends, too idle");
+        t += 26 * NS_PER_MS;
+    }
+    assert!(p.queues[&sync_key(1)].wr_coeff > 1, "flow 1 is raised");
+    let next = p.dispatch(t + NS_PER_MS, &CTX);
+    (p, next)
+}
+
+#[test]
+fn a_raised_queue_lets_unraised_queues_in_only_once_its_think_time_is_long() {
+    // bfq_update_io_thinktime / bfq_update_has_short_ttime: a queue's think time is short until over 80 (x256)
+    // samples (three) say its mean is over slice_idle / 2; bfq_choose_bfqq_for_injection lets any queue in
+    // while a raised queue in service thinks long (in_serv_always_inject), only raised ones while it thinks
+    // short. Two samples (the first as the queue opens, of 0): still short, so flow 2 (unraised) waits while
+    // flow 1 is idled on.
+    let (p, next) = raised_queue_after_think_times(1);
+    assert!(p.queues[&sync_key(1)].short_ttime);
+    assert!(matches!(next, Dispatch::WaitUntil(_)), "{next:?}");
+    assert_eq!(stat(&p, "injected"), 0);
+    // A third sample, of 16 ms: long (mean over 4 ms), so flow 2's request is injected.
+    let (p, next) = raised_queue_after_think_times(2);
+    let q = &p.queues[&sync_key(1)];
+    assert!(!q.short_ttime && q.ttime_samples > 80 && q.ttime_mean_ns > 4 * NS_PER_MS, "{}", q.ttime_mean_ns);
+    assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2), "{next:?}");
+    assert_eq!(stat(&p, "injected"), 1);
+}
