@@ -70,9 +70,10 @@
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
 //! once (BFQ keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather
 //! than bfq_update_inject_limit's; injection is tried whenever the queue in service waits, where bfq_select_queue
-//! also requires that idling does not boost throughput (idling_boosts_thr_without_issues) and, for a raised
-//! queue with a short think time, another raised queue busy; "IO-bound" (bfq_bfqq_IO_bound) is not tracked, so
-//! every sequential queue counts as one; injected service is charged to the injected queue's next turn. A
+//! also requires that idling does not boost throughput (idling_boosts_thr_without_issues; its other test, another
+//! raised queue busy beside a raised queue with a short think time, is what the raised-only rule above gives);
+//! "IO-bound" (bfq_bfqq_IO_bound) is not tracked, so every sequential queue counts as one; injected service is
+//! charged to the injected queue's next turn. A
 //! large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at
 //! once (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device
 //! (BFQ's starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised
