@@ -14,6 +14,8 @@
 #[derive(Clone, Debug)]
 pub struct MqsimRandom {
     s: [[f64; 3]; 2],
+    /// RandomGenerator's Normal_z2: the second normal draw of a pair, kept for the next call (0: none kept).
+    kept_normal: f64,
 }
 
 const NORM: f64 = 2.328306549295728e-10;
@@ -75,7 +77,7 @@ fn fmod(x: f64, m: f64) -> f64 {
 impl MqsimRandom {
     /// The generator MQSim's `RandomGenerator(seed)` makes.
     pub fn new(seed: i32) -> MqsimRandom {
-        let mut g = MqsimRandom { s: [[1.0; 3]; 2] };
+        let mut g = MqsimRandom { s: [[1.0; 3]; 2], kept_normal: 0.0 };
         g.advance(seed as i64 / 200 + 1, seed % 200);
         g
     }
@@ -133,6 +135,27 @@ impl MqsimRandom {
     /// RandomGenerator::Uniform_ulong(m, n): m..=n.
     pub fn uniform_u64(&mut self, m: u64, n: u64) -> u64 {
         m + ((n - m + 1) as f64 * self.next_f64()) as u64
+    }
+
+    /// RandomGenerator::Normal(mean, sd): the polar Box-Muller method, which makes two normal numbers at a time
+    /// and keeps the second for the next call.
+    pub fn normal(&mut self, mean: f64, sd: f64) -> f64 {
+        let z = if self.kept_normal != 0.0 {
+            std::mem::take(&mut self.kept_normal)
+        } else {
+            let (v1, v2, w) = loop {
+                let v1 = 2.0 * self.next_f64() - 1.0;
+                let v2 = 2.0 * self.next_f64() - 1.0;
+                let w = v1 * v1 + v2 * v2;
+                if w < 1.0 {
+                    break (v1, v2, w);
+                }
+            };
+            let w = ((-2.0 * w.ln()) / w).sqrt();
+            self.kept_normal = v2 * w;
+            v1 * w
+        };
+        mean + z * sd
     }
 }
 

@@ -21,8 +21,8 @@ pub struct MqsimFlowDraws {
     next_streaming_sector: u64,
     /// RANDOM_HOTCOLD: the generators of the address and of the region, and the hot region's last sector.
     hot_cold: Option<(MqsimRandom, MqsimRandom, u64)>,
-    /// NORMAL sizes: their generator.
-    size: Option<MqsimNormal>,
+    /// NORMAL sizes: their generator and standard deviation in sectors.
+    size: Option<(MqsimRandom, f64)>,
     /// BANDWIDTH: the generator of the times between requests.
     interval: Option<MqsimRandom>,
 }
@@ -80,7 +80,7 @@ impl MqsimFlowDraws {
         });
         // Then a seed for NORMAL sizes, then one for a BANDWIDTH flow's times (IO_Flow_Synthetic's constructor).
         let size_seed = spec.seed.wrapping_add(2 + 2 * hot_cold.is_some() as u32);
-        let size = spec.normal_size_sd_sectors.map(|_| MqsimNormal::new(size_seed as i32));
+        let size = spec.normal_size_sd_sectors.map(|sd| (MqsimRandom::new(size_seed as i32), sd as f64));
         let interval_seed = size_seed.wrapping_add(size.is_some() as u32);
         let interval = spec.mean_interarrival_ns.map(|_| MqsimRandom::new(interval_seed as i32));
         MqsimFlowDraws { spec, direction, address, next_streaming_sector, hot_cold, size, interval }
@@ -99,18 +99,11 @@ impl MqsimFlowDraws {
     pub fn next_request(&mut self) -> MqsimRequest {
         let s = self.spec;
         let read = self.direction.uniform(0.0, 1.0) <= s.read_share;
-        let count = match (&mut self.size, s.normal_size_sd_sectors) {
-            // MQSim: ceil of the draw as an unsigned int, 1 where that is 0. A draw at or under -1 has no defined
-            // conversion in C++ (on x86-64 it wraps to about 4 billion sectors); iosched issues 1 sector there too.
-            (Some(normal), Some(sd)) => {
-                let drawn = normal.normal(s.size_sectors as f64, sd as f64).ceil();
-                if drawn >= 1.0 {
-                    drawn as u64
-                } else {
-                    1
-                }
-            }
-            _ => s.size_sectors,
+        // NORMAL: MQSim's ceil of the draw as an unsigned int, 1 where that is 0. A draw at or under -1 has no
+        // defined conversion in C++ (on x86-64 it wraps to about 4 billion sectors); iosched issues 1 sector too.
+        let count = match &mut self.size {
+            Some((normal, sd)) => normal.normal(s.size_sectors as f64, *sd).ceil().max(1.0) as u64,
+            None => s.size_sectors,
         };
         let mut sector = if let Some((hot_address, region, hot_end)) = &mut self.hot_cold {
             // As IO_Flow_Synthetic: a draw under the hot share goes above the hot region's end, the others into
@@ -146,40 +139,6 @@ impl MqsimFlowDraws {
             sector -= sector % align;
         }
         MqsimRequest { read, sector, sectors: count }
-    }
-}
-
-/// MQSim's RandomGenerator::Normal: the polar Box-Muller method over its generator's draws, which makes two
-/// normal numbers at a time and keeps the second for the next call (MQSim's `Normal_z2`, 0 when none is kept).
-#[derive(Clone, Debug)]
-pub struct MqsimNormal {
-    random: MqsimRandom,
-    kept: f64,
-}
-
-impl MqsimNormal {
-    pub fn new(seed: i32) -> MqsimNormal {
-        MqsimNormal { random: MqsimRandom::new(seed), kept: 0.0 }
-    }
-
-    /// A draw of mean `mean` and standard deviation `sd`.
-    pub fn normal(&mut self, mean: f64, sd: f64) -> f64 {
-        let z = if self.kept != 0.0 {
-            std::mem::take(&mut self.kept)
-        } else {
-            let (v1, v2, w) = loop {
-                let v1 = 2.0 * self.random.next_f64() - 1.0;
-                let v2 = 2.0 * self.random.next_f64() - 1.0;
-                let w = v1 * v1 + v2 * v2;
-                if w < 1.0 {
-                    break (v1, v2, w);
-                }
-            };
-            let w = ((-2.0 * w.ln()) / w).sqrt();
-            self.kept = v2 * w;
-            v1 * w
-        };
-        mean + z * sd
     }
 }
 

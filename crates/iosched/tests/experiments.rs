@@ -7,7 +7,7 @@
 //! JSON-and-HTML run, which must agree), and the tests that read its figures or its report share those runs.
 
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 /// The built-in experiments' runs, by name: their JSON and HTML report. The lock also keeps experiments to one
 /// at a time.
-static RUNS: Mutex<Option<HashMap<String, Run>>> = Mutex::new(None);
+static RUNS: Mutex<BTreeMap<String, Run>> = Mutex::new(BTreeMap::new());
 
 #[derive(Clone)]
 struct Run {
@@ -31,7 +31,7 @@ fn iosched(args: &[&str]) -> Output {
 /// byte for byte, each under 60 s; run once in this process, on the first call.
 fn experiment_run(name: &str) -> Run {
     let mut runs = RUNS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(run) = runs.get_or_insert_with(HashMap::new).get(name) {
+    if let Some(run) = runs.get(name) {
         return run.clone();
     }
     let html = iosched_test_data::scratch(&format!("exp-run-{name}")).join(format!("{name}.html"));
@@ -54,7 +54,7 @@ fn experiment_run(name: &str) -> Run {
     let json: Value = serde_json::from_slice(&outputs[0]).expect("valid JSON");
     assert_eq!(json["experiment"], name);
     let run = Run { json, html: std::fs::read_to_string(&html).expect("the HTML report") };
-    runs.get_or_insert_with(HashMap::new).insert(name.to_string(), run.clone());
+    runs.insert(name.to_string(), run.clone());
     run
 }
 

@@ -60,10 +60,9 @@ pub(super) struct Queue {
     pub(super) dispatched_with_injection: bool,
     /// Think time (bfq_update_io_thinktime): a decaying count of samples (x256) and total (x256) of the time
     /// from the queue's last completion to a request that finds it idle (nothing queued or at the device, not
-    /// in service), each sample at most 2 x slice_idle; their mean.
+    /// in service), each sample at most 2 x slice_idle.
     pub(super) ttime_samples: u64,
     pub(super) ttime_total_ns: u64,
-    pub(super) ttime_mean_ns: u64,
     pub(super) last_end_request_ns: u64,
     /// bfq_bfqq_has_short_ttime: true from the start, false once the samples are enough (over 80) and their
     /// mean is over half of slice_idle.
@@ -114,7 +113,6 @@ impl Queue {
             dispatched_with_injection: false,
             ttime_samples: 0,
             ttime_total_ns: 0,
-            ttime_mean_ns: 0,
             // bfq_init_bfqq: a queue's first request comes as it opens (a sample of about 0).
             last_end_request_ns: now_ns,
             short_ttime: true,
@@ -128,19 +126,24 @@ impl Queue {
     /// threshold since Linux 5.12). While the queue's injection baseline is unknown, a change of state sets its
     /// inject limit as bfq_reset_inject_limit does: 1 for a long think time, 0 for a short one.
     pub(super) fn update_think_time(&mut self, now_ns: u64, slice_idle_ns: u64, in_service: bool) {
-        if self.dispatched == 0 && !self.busy && !in_service && self.requests.is_empty() {
-            let elapsed_ns = now_ns.saturating_sub(self.last_end_request_ns).min(2 * slice_idle_ns);
-            self.ttime_samples = (7 * self.ttime_samples + 256) / 8;
-            self.ttime_total_ns = (7 * self.ttime_total_ns + 256 * elapsed_ns) / 8;
-            self.ttime_mean_ns = (self.ttime_total_ns + 128) / self.ttime_samples;
+        if self.dispatched > 0 || self.busy || in_service || !self.requests.is_empty() {
+            return; // no sample, so nothing changes
         }
-        let short = !(self.ttime_samples > 80 && self.ttime_mean_ns > slice_idle_ns / 2);
+        let elapsed_ns = now_ns.saturating_sub(self.last_end_request_ns).min(2 * slice_idle_ns);
+        self.ttime_samples = (7 * self.ttime_samples + 256) / 8;
+        self.ttime_total_ns = (7 * self.ttime_total_ns + 256 * elapsed_ns) / 8;
+        let short = !(self.ttime_samples > 80 && self.ttime_mean_ns() > slice_idle_ns / 2);
         if short != self.short_ttime {
             self.short_ttime = short;
             if self.baseline_service_ns == 0 {
                 self.inject_limit = u32::from(!short);
             }
         }
+    }
+
+    /// The think time's mean (BFQ's ttime_mean, rounded as it rounds it).
+    pub(super) fn ttime_mean_ns(&self) -> u64 {
+        (self.ttime_total_ns + 128) / self.ttime_samples.max(1)
     }
 
     pub(super) fn seeky(&self) -> bool {

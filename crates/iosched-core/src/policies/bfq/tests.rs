@@ -415,7 +415,7 @@ fn a_raised_queue_lets_unraised_queues_in_only_once_its_think_time_is_long() {
     // A third sample, of 16 ms: long (mean over 4 ms), so flow 2's request is injected.
     let (p, next) = raised_queue_after_think_times(2);
     let q = &p.queues[&sync_key(1)];
-    assert!(!q.short_ttime && q.ttime_samples > 80 && q.ttime_mean_ns > 4 * NS_PER_MS, "{}", q.ttime_mean_ns);
+    assert!(!q.short_ttime && q.ttime_samples > 80 && q.ttime_mean_ns() > 4 * NS_PER_MS, "{}", q.ttime_mean_ns());
     assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2), "{next:?}");
     assert_eq!(stat(&p, "injected"), 1);
 }
