@@ -29,8 +29,8 @@
 //!   2 x slice_idle, into a decaying mean (weight 1/8); the think time is short from the start and long once
 //!   over 80 (x256) samples have a mean over slice_idle / 2.
 //! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue with a short think time
-//!   on a rotational device, or any queue on a rotational device without command queueing, while no raised
-//!   queue is busy) or is needed for
+//!   on a rotational device or on one without command queueing, or any queue on a rotational device without
+//!   command queueing, while no raised queue is busy) or is needed for
 //!   service guarantees (weights differ among active queues, those busy or with requests in flight; or a
 //!   weight-raised queue competes with unraised ones or with 4 more requests in flight than its own; or the queue
 //!   is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32
@@ -48,15 +48,16 @@
 //!   (40, best effort at level 4's, however it was set) are raised, as in bfq-iosched.c (new_weight == 40): another
 //!   weight is taken to be controlled explicitly. A newly busy raised queue, or one of a higher class, preempts an
 //!   unraised queue in service (unless preempt=0).
-//! - Injection: while the queue in service waits (idling, or for its own requests in flight), other queues'
-//!   requests are dispatched (only raised queues' while a raised queue with a short think time is in service;
-//!   any queue's while the queue in service is unraised or thinks long; the first in B-WF2Q+ order,
-//!   class by class, whose next request fits what its budget has left) while fewer than inject_limit requests are
-//!   at the device, the queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver); the
-//!   limit grows while the queue in service's requests complete within 1.5x the service time they had without
-//!   injection and shrinks otherwise. It starts at 0 and probes with 1 once the queue's service time without
-//!   injection is known, or at 1 when its think time turns long before that (bfq_reset_inject_limit); after a
-//!   probe that hurt, the next waits 1 s, doubling up to 64 s.
+//! - Injection: while the queue in service waits (idling, or for its own requests in flight) and idling for it does
+//!   not boost throughput (bfq_select_queue: injecting would break the pattern the idling keeps), other queues'
+//!   requests are dispatched (only raised queues' while a raised queue with a short think time is in service; any
+//!   queue's while the queue in service is unraised or thinks long; the first in B-WF2Q+ order, class by class,
+//!   whose next request fits what its budget has left) while fewer than inject_limit requests are at the device, the
+//!   queue in service's own included (bfq_choose_bfqq_for_injection's tot_rq_in_driver); the limit grows while the
+//!   queue in service's requests complete within 1.5x the service time they had without injection and shrinks
+//!   otherwise. It starts at 0 and probes with 1 once the queue's service time without injection is known, or at 1
+//!   when its think time turns long before that (bfq_reset_inject_limit); after a probe that hurt, the next
+//!   waits 1 s, doubling up to 64 s.
 //! - Within a queue (policies/flow_queue.rs): at a turn's first choice the FIFO head if it is older than
 //!   fifo_expire_sync / fifo_expire_async, else a one-way elevator with back seeks up to back_seek_max at
 //!   back_seek_penalty.
@@ -67,17 +68,15 @@
 //!   whose bfq_add_rq_rb only raises and activates it; preemption came with mainline's
 //!   bfq_bfqq_handle_idle_busy_switch).
 //!
-//! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at
-//! once (BFQ keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather
-//! than bfq_update_inject_limit's; injection is tried whenever the queue in service waits, where bfq_select_queue
-//! also requires that idling does not boost throughput (idling_boosts_thr_without_issues; its other test, another
-//! raised queue busy beside a raised queue with a short think time, is what the raised-only rule above gives);
-//! "IO-bound" (bfq_bfqq_IO_bound) is not tracked, so every sequential queue counts as one; injected service is
-//! charged to the injected queue's next turn. A
-//! large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at
-//! once (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device
-//! (BFQ's starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised
-//! before it gets its duration then.
+//! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at once (BFQ
+//! keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather than
+//! bfq_update_inject_limit's (bfq_select_queue's other test on injection, another raised queue busy beside a raised
+//! queue with a short think time, is what the raised-only rule above gives); "IO-bound" (bfq_bfqq_IO_bound) is not
+//! tracked, so every sequential queue counts as one; injected service is charged to the injected queue's next turn.
+//! A large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at once
+//! (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device (BFQ's
+//! starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised before it gets
+//! its duration then.
 //!
 //! Bound: none (a weight-raised or higher-class queue may be served indefinitely before others).
 //! Cost: O(log N) per request in the number of busy queues (a B-WF2Q+ service tree per class, policies/wf2q.rs;
@@ -371,13 +370,9 @@ impl Bfq {
         if self.strict_guarantees {
             return Some(if q.wr_coeff > 1 { raised_idle_ns } else { self.slice_idle_ns });
         }
-        let rot_without_queueing = self.rotational && self.device_depth <= 1;
         // idling_needed_for_service_guarantees: a raised queue competing, an asymmetric scenario, or the queue
         // alone (a newcomer then waits for it rather than taking the device in the middle of its pattern).
-        // idling_boosts_thr_without_issues: never while a raised queue is busy (idling for an unraised queue
-        // would delay it; for a raised one, the service-guarantee test below decides).
-        let boosts_throughput =
-            (rot_without_queueing || (self.rotational && !q.seeky() && q.short_ttime)) && self.wr_busy == 0;
+        let boosts_throughput = self.idling_boosts_throughput(q);
         let raised_competes =
             q.wr_coeff > 1 && (self.wr_busy < self.busy_queues() || self.in_flight >= q.dispatched.saturating_add(4));
         let asymmetric = self.asymmetric();
@@ -392,6 +387,17 @@ impl Bfq {
         } else {
             Some(self.slice_idle_ns)
         }
+    }
+
+    /// bfq_idling_boosts_thr_without_issues: on a rotational device without command queueing, idling for any
+    /// queue; on a rotational device or one without command queueing, idling for a sequential queue with a short
+    /// think time; and never while a raised queue is busy (idling for an unraised queue would delay it; for a
+    /// raised one, the service-guarantee tests decide).
+    fn idling_boosts_throughput(&self, q: &Queue) -> bool {
+        let without_queueing = self.device_depth <= 1;
+        let sequential = !q.seeky() && q.short_ttime;
+        let boosts = (self.rotational && without_queueing) || ((self.rotational || without_queueing) && sequential);
+        boosts && self.wr_busy == 0
     }
 
     /// A new queue: note its creation for burst detection.
@@ -655,6 +661,15 @@ impl Bfq {
         // in_serv_always_inject: a raised queue with a long think time has room for other queues' requests too.
         let only_raised = q.wr_coeff > 1 && q.short_ttime;
         if in_flight >= q.inject_limit {
+            return None;
+        }
+        let q = &self.queues[&in_service];
+        // bfq_select_queue injects only where idling is not for throughput: injecting beside a queue idled on
+        // because it is sequential would break the very pattern the idling keeps.
+        if self.idling_boosts_throughput(q) {
+            // The look for a queue to inject still brings each tree's eligible set up to date (V's jump when
+            // none is eligible), as BFQ's activation-time lookup of the next in service does.
+            self.trees.iter_mut().for_each(ServiceTree::update_eligible);
             return None;
         }
         // A raised queue in service with a short think time only lets other raised queues in (BFQ's

@@ -186,15 +186,17 @@ fn a_sequential_queue_is_idled_on_and_a_seeky_one_is_not_when_weights_are_equal(
     assert_eq!(next, Dispatch::WaitUntil(1 + 8 * NS_PER_MS));
     assert!(matches!(p.dispatch(1 + 8 * NS_PER_MS, &CTX), Dispatch::Request(r) if r.flow.0 == 2));
     assert_eq!(stat(&p, "expired_too_idle"), 1);
-    // With injection (the default), flow 2's request goes while flow 1 keeps its turn.
+    // Injection on (the default) changes nothing: bfq_select_queue injects only where idling does not boost
+    // throughput (idling_boosts_thr_without_issues), and idling for a sequential queue on a disk does.
     let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0")], false);
-    assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
-    assert_eq!((stat(&p, "injected"), stat(&p, "expired_too_idle")), (1, 0));
+    assert_eq!(next, Dispatch::WaitUntil(1 + 8 * NS_PER_MS));
+    assert_eq!(stat(&p, "injected"), 0);
     // Seeky, equal weights: no idling; the turn ends at once.
     let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0")], true);
     assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
     assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (0, 1));
-    // Seeky but with a larger weight than flow 2 (asymmetric): idled on (flow 2 only gets in by injection).
+    // Seeky but with a larger weight than flow 2 (asymmetric): idled on for flow 1's share, not for
+    // throughput, so flow 2 gets in by injection.
     let (p, next) = after_flow_1_runs_dry(&[("low_latency", "0"), ("weight.1", "200")], true);
     assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2));
     assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (1, 0));
@@ -232,33 +234,66 @@ fn a_queue_alone_is_idled_on_even_when_seeky() {
 }
 
 #[test]
+fn idling_on_flash_boosts_throughput_only_without_command_queueing() {
+    // idling_boosts_thr_without_issues: on a non-rotational device, idling for a sequential queue pays only
+    // where the device takes one request at a time (no hw_tag). With a queue of 32 and equal weights, flow 1's
+    // turn ends when it runs dry; at depth 1 it is idled on, and nothing is injected beside it.
+    let flash = |device_depth| DispatchContext { rotational: false, device_depth, ..CTX };
+    let run = |ctx: DispatchContext| {
+        let mut p = Bfq::new();
+        p.set_tunable("low_latency", "0").unwrap();
+        for i in 0..8u64 {
+            p.enqueue(0, read(i, 1, i * 4096, 4096, 0));
+        }
+        p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
+        for _ in 0..8 {
+            let Dispatch::Request(mut r) = p.dispatch(0, &ctx) else { panic!("flow 1 has requests") };
+            r.dispatched_ns = 0;
+            r.completed_ns = 1;
+            p.complete(1, &r);
+        }
+        let next = p.dispatch(1, &ctx);
+        (p, next)
+    };
+    let (p, next) = run(flash(32));
+    assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2), "{next:?}");
+    assert_eq!((stat(&p, "injected"), stat(&p, "expired_no_more_requests")), (0, 1));
+    let (p, next) = run(flash(1));
+    assert_eq!(next, Dispatch::WaitUntil(1 + 8 * NS_PER_MS));
+    assert_eq!(stat(&p, "injected"), 0);
+}
+
+#[test]
 fn injection_counts_every_request_at_the_device_as_bfq_does() {
-    // Flow 1 (sequential, idled on) has served 8 requests alone, so its service time without injection is
-    // known and injection may probe with a limit of 1; flow 2 waits. Flow 1's 9th request is at the device
-    // and it has nothing queued: BFQ counts that request against the limit (tot_rq_in_driver), so nothing
-    // is injected until it completes; then flow 2's request is.
+    // On flash with command queueing, flow 1 (sequential, weight 200 against flow 2's 100) is idled on for
+    // its share, not for throughput, so injection may serve flow 2 beside it. Flow 1 has served 8 requests
+    // alone, so its service time without injection is known and injection may probe with a limit of 1. Flow
+    // 1's 9th request is at the device and it has nothing queued: BFQ counts that request against the limit
+    // (tot_rq_in_driver), so nothing is injected until it completes; then flow 2's request is.
+    const FLASH: DispatchContext = DispatchContext { rotational: false, ..CTX };
     let mut p = Bfq::new();
     p.set_tunable("low_latency", "0").unwrap();
+    p.set_tunable("weight.1", "200").unwrap();
     for i in 0..9u64 {
         p.enqueue(i, read(i, 1, i * 4096, 4096, i));
     }
     p.enqueue(0, read(100, 2, 1 << 34, 4096, 0));
     for i in 0..8u64 {
-        let Dispatch::Request(mut r) = p.dispatch(i, &CTX) else { panic!("flow 1 has requests") };
+        let Dispatch::Request(mut r) = p.dispatch(i, &FLASH) else { panic!("flow 1 has requests") };
         r.dispatched_ns = i;
         r.completed_ns = i + 1;
         p.complete(i + 1, &r);
     }
-    let Dispatch::Request(ninth) = p.dispatch(9, &CTX) else { panic!("flow 1's ninth") };
+    let Dispatch::Request(ninth) = p.dispatch(9, &FLASH) else { panic!("flow 1's ninth") };
     assert_eq!(ninth.flow.0, 1);
-    let one_out = DispatchContext { in_flight: 1, ..CTX };
+    let one_out = DispatchContext { in_flight: 1, ..FLASH };
     assert_eq!(p.dispatch(10, &one_out), Dispatch::Nothing, "injected beside the request in service");
     assert_eq!(stat(&p, "injected"), 0);
     let mut ninth = ninth;
     ninth.dispatched_ns = 9;
     ninth.completed_ns = 11;
     p.complete(11, &ninth);
-    assert!(matches!(p.dispatch(11, &CTX), Dispatch::Request(r) if r.flow.0 == 2));
+    assert!(matches!(p.dispatch(11, &FLASH), Dispatch::Request(r) if r.flow.0 == 2));
     assert_eq!(stat(&p, "injected"), 1);
 }
 
