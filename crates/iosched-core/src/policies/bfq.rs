@@ -28,9 +28,12 @@
 //!   (nothing queued or at the device, not in service) samples the time since its last completion, at most
 //!   2 x slice_idle, into a decaying mean (weight 1/8); the think time is short from the start and long once
 //!   over 80 (x256) samples have a mean over slice_idle / 2.
-//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential queue with a short think time
-//!   on a rotational device or on one without command queueing, or any queue on a rotational device without
-//!   command queueing, while no raised queue is busy) or is needed for
+//! - I/O intensity (bfq_update_io_intensity): a sync queue is I/O-bound while, over its last 100-200 ms, it was
+//!   idle (nothing queued or at the device when a request came, since its last completion) at most a fifth of
+//!   the time; I/O-bound from the start.
+//! - Idling, for sync queues that ran dry: when it boosts throughput (a sequential, I/O-bound queue with a short
+//!   think time on a rotational device or on one without command queueing, or any queue on a rotational device
+//!   without command queueing, while no raised queue is busy) or is needed for
 //!   service guarantees (weights differ among active queues, those busy or with requests in flight; or a
 //!   weight-raised queue competes with unraised ones or with 4 more requests in flight than its own; or the queue
 //!   is the only busy one); slice_idle (8 ms), or 2 ms for a seeky queue (BFQQ_SEEKY: more than 19 of its last 32
@@ -71,12 +74,11 @@
 //! Differences: there are no cgroups and no queue merging; an idle queue's weight leaves the weight sum at once (BFQ
 //! keeps it in an idle tree until V passes its F); injection's limit adapts by the rule above rather than
 //! bfq_update_inject_limit's (bfq_select_queue's other test on injection, another raised queue busy beside a raised
-//! queue with a short think time, is what the raised-only rule above gives); "IO-bound" (bfq_bfqq_IO_bound) is not
-//! tracked, so every sequential queue counts as one; injected service is charged to the injected queue's next turn.
-//! A large burst's flag clears when the queue has been idle for 2 s. A max_budget set by the user applies at once
-//! (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The kind of device (BFQ's
-//! starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue raised before it gets
-//! its duration then.
+//! queue with a short think time, is what the raised-only rule above gives); injected service is charged to the
+//! injected queue's next turn. A large burst's flag clears when the queue has been idle for 2 s. A max_budget set by
+//! the user applies at once (BFQ's bfq_max_budget() gives the default until 194 budgets have been assigned). The
+//! kind of device (BFQ's starting peak rate, hence the duration of raising) is learnt at the first dispatch; a queue
+//! raised before it gets its duration then.
 //!
 //! Bound: none (a weight-raised or higher-class queue may be served indefinitely before others).
 //! Cost: O(log N) per request in the number of busy queues (a B-WF2Q+ service tree per class, policies/wf2q.rs;
@@ -395,7 +397,7 @@ impl Bfq {
     /// raised one, the service-guarantee tests decide).
     fn idling_boosts_throughput(&self, q: &Queue) -> bool {
         let without_queueing = self.device_depth <= 1;
-        let sequential = !q.seeky() && q.short_ttime;
+        let sequential = !q.seeky() && q.io_bound && q.short_ttime;
         let boosts = (self.rotational && without_queueing) || ((self.rotational || without_queueing) && sequential);
         boosts && self.wr_busy == 0
     }
@@ -742,6 +744,9 @@ impl Policy for Bfq {
         q.seek_history = (q.seek_history << 1) | u32::from(seeky);
         if q.sync && self.slice_idle_ns > 0 {
             q.update_think_time(now_ns, self.slice_idle_ns, self.in_service == Some(key));
+        }
+        if q.sync {
+            q.update_io_intensity(now_ns);
         }
         q.last_end_bytes = req.end_bytes();
         q.last_active_ns = now_ns;

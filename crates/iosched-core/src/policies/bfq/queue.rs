@@ -5,7 +5,10 @@
 use super::{SEEKY_REQUESTS, SHARED_QUEUE_FLOW};
 use crate::policies::sorted_fifo::SortedFifo;
 use crate::request::{IoClass, Request};
-use crate::units::NS_PER_S;
+use crate::units::{NS_PER_MS, NS_PER_S};
+
+/// bfq_update_io_intensity's observation window: at most about this far into the past.
+const IO_WINDOW_NS: u64 = 200 * NS_PER_MS;
 
 /// Per-flow queue (BFQ's bfq_queue) with its scheduling entity.
 pub(super) struct Queue {
@@ -67,6 +70,14 @@ pub(super) struct Queue {
     /// bfq_bfqq_has_short_ttime: true from the start, false once the samples are enough (over 80) and their
     /// mean is over half of slice_idle.
     pub(super) short_ttime: bool,
+    /// I/O intensity (bfq_update_io_intensity): the start of the observation window (at most about 200 ms
+    /// back) and how long in it the queue was idle (nothing queued or at the device) before a request came.
+    pub(super) io_start_ns: u64,
+    pub(super) tot_idle_ns: u64,
+    /// bfq_bfqq_IO_bound: busy at least four fifths of the window; true from the start.
+    pub(super) io_bound: bool,
+    /// The queue has not had a request since it opened (bfq_bfqq_just_created).
+    pub(super) just_created: bool,
 }
 
 impl Queue {
@@ -116,6 +127,30 @@ impl Queue {
             // bfq_init_bfqq: a queue's first request comes as it opens (a sample of about 0).
             last_end_request_ns: now_ns,
             short_ttime: true,
+            io_start_ns: now_ns,
+            tot_idle_ns: 0,
+            io_bound: true,
+            just_created: true,
+        }
+    }
+
+    /// bfq_update_io_intensity, for a request of this sync queue arriving at `now_ns` (before it is queued):
+    /// the time since the queue's last completion counts as idle when nothing of it is queued or at the device;
+    /// the queue is I/O-bound while it was idle at most a fifth of the window. The window keeps at most about
+    /// 200 ms: past that, its start moves to half-way and the idle time halves. A queue's first request only
+    /// opens the window.
+    pub(super) fn update_io_intensity(&mut self, now_ns: u64) {
+        let tot_io_ns = now_ns.saturating_sub(self.io_start_ns);
+        if self.requests.is_empty() && self.dispatched == 0 {
+            self.tot_idle_ns += now_ns.saturating_sub(self.last_end_request_ns);
+        }
+        if std::mem::take(&mut self.just_created) {
+            return;
+        }
+        self.io_bound = self.tot_idle_ns * 5 <= tot_io_ns;
+        if tot_io_ns > IO_WINDOW_NS {
+            self.io_start_ns = now_ns - tot_io_ns / 2;
+            self.tot_idle_ns /= 2;
         }
     }
 

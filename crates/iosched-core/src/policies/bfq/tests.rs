@@ -454,3 +454,48 @@ fn a_raised_queue_lets_unraised_queues_in_only_once_its_think_time_is_long() {
     assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2), "{next:?}");
     assert_eq!(stat(&p, "injected"), 1);
 }
+
+/// Flow 1 (sequential, unraised) alone in service for 20 requests, one at a time, each served in 1 ms and the
+/// next arriving `pause_ms` after it completes (while flow 1 is idled on, so no think-time sample is taken);
+/// flow 2's request comes with flow 1's last, and flow 1 runs dry.
+fn sequential_queue_with_pauses(pause_ms: u64) -> (Bfq, Dispatch) {
+    let mut p = Bfq::new();
+    p.set_tunable("low_latency", "0").unwrap();
+    let mut t = 0;
+    for i in 0..20u64 {
+        p.enqueue(t, read(i, 1, i * 4096, 4096, t));
+        if i == 19 {
+            p.enqueue(t, read(100, 2, 1 << 34, 4096, t));
+        }
+        let Dispatch::Request(mut r) = p.dispatch(t, &CTX) else { panic!("flow 1's request") };
+        assert_eq!(r.flow.0, 1);
+        r.dispatched_ns = t;
+        r.completed_ns = t + NS_PER_MS;
+        p.complete(t + NS_PER_MS, &r);
+        if i < 19 {
+            assert_eq!(p.dispatch(t + NS_PER_MS, &CTX), Dispatch::WaitUntil(t + 9 * NS_PER_MS), "alone, idled on");
+        }
+        t += (1 + pause_ms) * NS_PER_MS;
+    }
+    let next = p.dispatch(t - pause_ms * NS_PER_MS, &CTX);
+    (p, next)
+}
+
+#[test]
+fn idling_boosts_throughput_only_for_an_io_bound_queue() {
+    // bfq_update_io_intensity: a queue is I/O-bound while it was idle (nothing queued or at the device) at most a
+    // fifth of the last ~200 ms; idling_boosts_thr_without_issues idles for throughput only on a sequential
+    // queue that is. Without pauses flow 1 is, and is idled on (8 ms) when it runs dry beside flow 2.
+    let (p, next) = sequential_queue_with_pauses(0);
+    let q = &p.queues[&sync_key(1)];
+    assert!(q.io_bound && q.short_ttime && !q.seeky());
+    assert_eq!(next, Dispatch::WaitUntil(19 * NS_PER_MS + NS_PER_MS + 8 * NS_PER_MS));
+    // With 3 ms pauses after each 1 ms request it is idle three quarters of the time: not I/O-bound, its think
+    // time still short (no sample while in service). Idling would not boost throughput and the weights are
+    // equal, so its turn ends and flow 2 goes.
+    let (p, next) = sequential_queue_with_pauses(3);
+    let q = &p.queues[&sync_key(1)];
+    assert!(!q.io_bound && q.short_ttime && !q.seeky());
+    assert!(matches!(next, Dispatch::Request(r) if r.flow.0 == 2), "{next:?}");
+    assert_eq!(stat(&p, "expired_no_more_requests"), 1);
+}
