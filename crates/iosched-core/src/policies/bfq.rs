@@ -84,8 +84,9 @@
 //! Cost: O(log N) per request in the number of busy queues (a B-WF2Q+ service tree per class, policies/wf2q.rs;
 //! an ordered map of requests per queue; a map of weights for the symmetry test).
 //!
-//! Files: this one schedules; bfq/queue.rs holds a queue's state, bfq/raising.rs the weight-raising heuristics
-//! (interactive, soft real-time, bursts).
+//! Files: this one schedules; bfq/queue.rs holds a queue's state (think time, I/O intensity), bfq/raising.rs the
+//! weight-raising heuristics (interactive, soft real-time, bursts), bfq/idling.rs the waiting for the queue in
+//! service (idling and injection).
 
 use super::flow_map::{priority_queue_key, FlowMap};
 use super::flow_queue::{self, FlowQueueOrder};
@@ -182,8 +183,6 @@ const WR_REF_DURATION_ROTATIONAL_NS: u64 = 7 * NS_PER_S;
 const WR_REF_DURATION_NON_ROTATIONAL_NS: u64 = 2500 * NS_PER_MS;
 const BURST_INTERVAL_NS: u64 = 180 * NS_PER_MS;
 const LARGE_BURST: usize = 8;
-const INJECT_LIMIT_MAX: u32 = 8;
-const INJECT_BACKOFF_MAX_NS: u64 = 64 * NS_PER_S;
 const FORGET_AFTER_NS: u64 = 10 * NS_PER_S;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -360,46 +359,6 @@ impl Bfq {
         let q = &self.queues[&key];
         let max = self.max_async_dispatched;
         !q.sync && max > 0 && q.dispatched >= max && (self.busy_queues() > 1 || q.dispatched >= 4 * max)
-    }
-
-    /// Should the queue in service, run dry, be waited for? And how long?
-    fn idle_time(&self, q: &Queue) -> Option<u64> {
-        if !q.sync || self.slice_idle_ns == 0 {
-            return None;
-        }
-        // bfq_arm_slice_timer: a raised queue is waited for at least 20 ms.
-        let raised_idle_ns = self.slice_idle_ns.max(WR_MIN_IDLE_SLICE_NS);
-        if self.strict_guarantees {
-            return Some(if q.wr_coeff > 1 { raised_idle_ns } else { self.slice_idle_ns });
-        }
-        // idling_needed_for_service_guarantees: a raised queue competing, an asymmetric scenario, or the queue
-        // alone (a newcomer then waits for it rather than taking the device in the middle of its pattern).
-        let boosts_throughput = self.idling_boosts_throughput(q);
-        let raised_competes =
-            q.wr_coeff > 1 && (self.wr_busy < self.busy_queues() || self.in_flight >= q.dispatched.saturating_add(4));
-        let asymmetric = self.asymmetric();
-        let alone = self.busy_queues() == 1;
-        if !(boosts_throughput || raised_competes || asymmetric || alone) {
-            return None;
-        }
-        if q.seeky() && q.wr_coeff == 1 && !asymmetric {
-            Some(self.slice_idle_ns.min(MIN_THINK_NS))
-        } else if q.wr_coeff > 1 {
-            Some(raised_idle_ns)
-        } else {
-            Some(self.slice_idle_ns)
-        }
-    }
-
-    /// bfq_idling_boosts_thr_without_issues: on a rotational device without command queueing, idling for any
-    /// queue; on a rotational device or one without command queueing, idling for a sequential queue with a short
-    /// think time; and never while a raised queue is busy (idling for an unraised queue would delay it; for a
-    /// raised one, the service-guarantee tests decide).
-    fn idling_boosts_throughput(&self, q: &Queue) -> bool {
-        let without_queueing = self.device_depth <= 1;
-        let sequential = !q.seeky() && q.io_bound && q.short_ttime;
-        let boosts = (self.rotational && without_queueing) || ((self.rotational || without_queueing) && sequential);
-        boosts && self.wr_busy == 0
     }
 
     /// A new queue: note its creation for burst detection.
@@ -648,61 +607,6 @@ impl Bfq {
         req
     }
 
-    /// While the queue in service waits: a request of another queue, as bfq_choose_bfqq_for_injection chooses
-    /// it. The limit counts every request at the device (`in_flight`, BFQ's tot_rq_in_driver), the queue in
-    /// service's own included, so at depth 1 nothing is injected while its request is out; and only a queue
-    /// whose next request fits the budget it has left is taken (its injected service is charged to it).
-    fn inject(&mut self, now_ns: u64, in_service: u64, in_flight: u32) -> Option<Request> {
-        if self.strict_guarantees {
-            return None;
-        }
-        let q = self.queues.get_mut(&in_service).expect("in service");
-        if q.inject_limit == 0 && q.baseline_service_ns > 0 && now_ns >= q.inject_retry_ns {
-            q.inject_limit = 1; // probe again
-        }
-        // in_serv_always_inject: a raised queue with a long think time has room for other queues' requests too.
-        let only_raised = q.wr_coeff > 1 && q.short_ttime;
-        if in_flight >= q.inject_limit {
-            return None;
-        }
-        let q = &self.queues[&in_service];
-        // bfq_select_queue injects only where idling is not for throughput: injecting beside a queue idled on
-        // because it is sequential would break the very pattern the idling keeps.
-        if self.idling_boosts_throughput(q) {
-            // The look for a queue to inject still brings each tree's eligible set up to date (V's jump when
-            // none is eligible), as BFQ's activation-time lookup of the next in service does.
-            self.trees.iter_mut().for_each(ServiceTree::update_eligible);
-            return None;
-        }
-        // A raised queue in service with a short think time only lets other raised queues in (BFQ's
-        // bfq_choose_bfqq_for_injection): injecting a writer would put its requests at the device ahead of the
-        // raised queue's next ones. The
-        // first queue, class by class in B-WF2Q+ order, that may be injected is taken; usually the first looked
-        // at, so the walk costs what the tree's peek did.
-        let (queues, order) = (&self.queues, &self.order);
-        let may_inject = |key: &u64| {
-            let o = &queues[key];
-            // Out of service, a queue's budget is that of its next turn, which what injection served of it is
-            // charged against.
-            let next = || order.peek(&o.requests, o.head_bytes).map_or(0, |k| sectors(o.requests.get(&k)));
-            *key != in_service
-                && !o.requests.is_empty()
-                && (!only_raised || o.wr_coeff > 1)
-                && o.injected_service + next() <= o.entity_budget
-        };
-        let mut chosen = None;
-        for tree in &mut self.trees {
-            tree.update_eligible();
-            chosen = tree.in_order().find(|key| may_inject(key));
-            if chosen.is_some() {
-                break;
-            }
-        }
-        let key = chosen?;
-        let k = self.next_request_key(key, now_ns)?;
-        Some(self.take(now_ns, key, k, true))
-    }
-
     /// Forget empty, idle queues (their state: budget, F, raising) after FORGET_AFTER_NS.
     fn sweep(&mut self, now_ns: u64) {
         if now_ns < self.last_sweep_ns + FORGET_AFTER_NS {
@@ -880,22 +784,7 @@ impl Policy for Bfq {
         if Some(key) != in_service {
             return;
         }
-        // Injection's feedback: did the queue in service's request take longer with others injected?
-        let service_ns = req.completed_ns.saturating_sub(req.dispatched_ns);
-        if q.dispatched_with_injection {
-            if service_ns * 2 > q.baseline_service_ns * 3 {
-                q.inject_limit = q.inject_limit.saturating_sub(1);
-                if q.inject_limit == 0 {
-                    q.inject_retry_ns = now_ns + q.inject_backoff_ns;
-                    q.inject_backoff_ns = (q.inject_backoff_ns * 2).min(INJECT_BACKOFF_MAX_NS);
-                }
-            } else {
-                q.inject_limit = (q.inject_limit + 1).min(INJECT_LIMIT_MAX);
-                q.inject_backoff_ns = NS_PER_S;
-            }
-        } else {
-            q.baseline_service_ns = service_ns;
-        }
+        q.injection_feedback(req.completed_ns.saturating_sub(req.dispatched_ns), now_ns);
     }
 
     fn queued(&self) -> usize {
@@ -1012,6 +901,7 @@ impl Policy for Bfq {
     }
 }
 
+mod idling;
 mod queue;
 mod raising;
 
