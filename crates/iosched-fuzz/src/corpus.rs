@@ -39,6 +39,38 @@ const SMALL_MQSIM_DEVICE: &str = "<Execution_Parameter_Set><Host_Parameter_Set><
     </Page_No_Per_Block><Page_Capacity>4096</Page_Capacity></Flash_Parameter_Set></Device_Parameter_Set>\
     </Execution_Parameter_Set>";
 
+/// A small drive whose layout is given track by track: two heads, four cylinders, LBNs down one head and up the
+/// other, two slips.
+const G4_DRIVE: &str = r#"disksim_disk D {
+  Model = dm_disk {
+    Number of data surfaces = 2,
+    Number of cylinders = 4,
+    Block count = 66,
+    Layout Model = dm_layout_g4 {
+      TP = [ 0, 8, 10, 0, 7, 8 ],
+      IDX = [
+        [ 0, 3, 0.0, 9, 1, 0.25, 36, -4, TRACK, 0, 0,
+          36, 0, 0.5, 8, 1, 0.125, 32, 4, TRACK, 1, 1 ],
+        [ 0, 0, 0.0, 68, 4, 0.0, 68, 4, IDX, 0 ]
+      ],
+      Slips = [ 20, 1, 50, 1 ],
+      Remaps = [ ]
+    },
+    Mechanical Model = dm_mech_g1 {
+      Access time type = trackSwitchPlusRotation,
+      Seek type = linear,
+      Single cylinder seek time = 0.5,
+      Average seek time = 4.0,
+      Full strobe seek time = 8.0,
+      Head switch time = 0.1,
+      Rotation speed (in rpms) = 10000
+    }
+  },
+  Max queue length = 1
+}
+instantiate [ disk0 ] as D
+"#;
+
 fn text_samples(target: &str) -> Vec<&'static str> {
     match target {
         "fio" => JOB_FILES.to_vec(),
@@ -60,7 +92,11 @@ fn text_samples(target: &str) -> Vec<&'static str> {
         ],
         "mqsim-workload" => vec![include_str!("../../iosched-workload/tests/data/mqsim-workload.xml")],
         // A start for when the shared data (and atlas10k.parv in it) is absent.
-        "disksim-drive" => vec!["disksim_global Global {\n  Init Seed = 42,\n  Real Seed = 42,\n}\n\nsource atlas10k.diskspecs\n"],
+        // ... and a whole drive in one file with a track-by-track (dm_layout_g4) layout.
+        "disksim-drive" => vec![
+            "disksim_global Global {\n  Init Seed = 42,\n  Real Seed = 42,\n}\n\nsource atlas10k.diskspecs\n",
+            G4_DRIVE,
+        ],
         "cli" => crate::cli_target::STARTS.to_vec(),
         "hdd-preset" => vec![include_str!("../../iosched-device/presets/hdd/sata7200.toml")],
         "experiment" => vec![include_str!("../../../experiments/geom-sched/experiment.toml")],

@@ -70,6 +70,13 @@ fn run_in(
     let folder = folder.canonicalize().map_err(|e| io("cannot open", folder, e))?;
     for entry in std::fs::read_dir(&folder).map_err(|e| io("cannot list", &folder, e))? {
         let entry = entry.map_err(|e| io("cannot list", &folder, e))?;
+        // Files DiskSim writes where it runs (left in the drive's folder by a run there) are not linked: through
+        // a link this run would write into them, or fail to, where one is read-only.
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == "stamps" || name == "log_sim_results.csv" || name.ends_with(".outv") {
+            continue;
+        }
         let target = work.join(entry.file_name());
         symlink(&entry.path(), &target).map_err(|e| io("cannot link", &target, e))?;
     }

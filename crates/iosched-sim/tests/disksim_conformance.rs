@@ -168,3 +168,35 @@ fn a_run_disksim_aborts_or_loops_on_is_reported_and_the_others_are_compared() {
     assert!(c.failures[0].starts_with("run 2: DiskSim (did not finish within 10 s)"), "{:?}", c.failures);
     assert_eq!(c.conformance.requests, 300);
 }
+
+#[test]
+fn a_track_by_track_layout_places_every_sector_where_disksim_does() {
+    // DiskSim's dual-seek example drive (valid/dualseek_example, a Maxtor Atlas 10K V of 300 GB extracted by
+    // DIXtrac): a dm_layout_g4 layout whose heads differ in sectors per track (1,040 to 1,170) and whose LBNs run
+    // down the cylinders on one head and back up on the next, with slips. Random reads from an idle drive (each
+    // 20 ms after the last completes) test where each LBN lies and at what angle: every access is a seek, a
+    // rotational wait and a transfer. Ten runs of 30 requests, each on a fresh drive and a fresh DiskSim.
+    let Some(disksim) = disksim() else { return };
+    let parv = iosched_test_data::peer("disksim/valid/dualseek_example")
+        .expect("the peers hold DiskSim's valid folder")
+        .join("maxtor300g.parv");
+    let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
+    let built = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}"));
+    let mut params = built.params;
+    params.refinements = Refinements::DISKSIM;
+    assert_eq!(params.layout.blocks(), 585_937_499);
+    let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
+    let mut rng = iosched_core::rng::SimRng::new(7, 0x9a4);
+    let mut text = String::new();
+    for _ in 0..300 {
+        let blocks = [1, 1, 8, 64][rng.below(4) as usize];
+        text.push_str(&format!("R Miss {} {blocks} 0 20000\n", rng.below(585_937_499 - 64)));
+    }
+    let records = iosched_workload::trace::disksim_validate::parse(&text, "random reads").expect("well formed");
+    let runs: Vec<_> = (0..10).map(|r| r * 30..(r + 1) * 30).collect();
+    let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
+    assert!(c.failures.is_empty(), "DiskSim stopped early: {:?}", c.failures);
+    let share = c.conformance.share_within();
+    eprintln!("maxtor300g: {:.1} % of random reads within 0.05 ms of DiskSim", share * 100.0);
+    assert!(share >= 0.97, "{:.1} % within 0.05 ms", share * 100.0);
+}

@@ -208,7 +208,7 @@ fn any_drive_file_loads_without_special_cases() {
         for lbn in (0..l.blocks()).step_by(9973) {
             let p = l.lbn_to_pbn(lbn);
             assert!(p.cylinder < l.cylinders && p.head < l.surfaces, "{drive} {lbn}: {p:?}");
-            assert!(p.sector < l.sectors_per_track(p.cylinder));
+            assert!(p.sector < l.sectors_per_track(p.cylinder, p.head));
         }
     }
 }

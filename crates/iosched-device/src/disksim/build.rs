@@ -1,9 +1,10 @@
 //! A hard-disk model from DiskSim parameter files: the instantiated `disksim_disk`, its `dm_disk` model
-//! (`dm_layout_g1` layout, `dm_mech_g1` mechanics, a `.seek` file for extracted seek curves), its cache and
+//! (`dm_layout_g1` or `dm_layout_g4` layout, `dm_mech_g1` mechanics, a `.seek` file for extracted seek curves), its cache and
 //! overheads. Keys of those blocks that the model does not use are reported as warnings, never silently
 //! misread; everything outside the disk (buses, controllers, drivers, statistics) is ignored, except the
 //! buses' block transfer times, which bound the disk's.
 
+use super::layout_g4;
 use super::params::{read_file, Block, Loc, ParamError, ParamFile, Value};
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
 use crate::hdd::params::{CacheParams, ExtraDisconnect, HddParams, Overheads};
@@ -183,74 +184,14 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let cylinders = model.int("Number of cylinders", 1, 1 << 30)? as u32;
 
     // Layout.
-    let lay = model.typed_block("Layout Model", "dm_layout_g1")?;
-    warn_unknown(lay, LAYOUT_KEYS, &mut warnings);
-    let mapping_no = lay.int("LBN-to-PBN mapping scheme", 0, 4)?;
-    let mapping = Mapping::from_disksim(mapping_no).ok_or_else(|| {
-        err(
-            &lay.get("LBN-to-PBN mapping scheme").expect("read above").loc,
-            format!("LBN-to-PBN mapping scheme: {mapping_no} is not supported; expected 0, 1 or 2"),
-        )
-    })?;
-    let range = lay.int_or("Rangesize for sparing", 1, 1 << 20, 1)? as u32;
-    let scheme = lay.int("Sparing scheme used", 0, 10)?;
-    let sparing = Sparing::from_disksim(scheme, range).expect("0-10 checked above");
-    let mut zones = Vec::new();
-    // The zone that reaches furthest: its last cylinder and where that is said.
-    let mut furthest: Option<(u32, Loc)> = None;
-    for item in lay.list("Zones")? {
-        let Value::Block(z) = &item.value else {
-            return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.describe())));
-        };
-        warn_unknown(z, ZONE_KEYS, &mut warnings);
-        let defects = z.int_list("defects", 0, i64::MAX)?;
-        if defects.len() % 2 != 0 {
-            return Err(err(
-                &z.get("defects").expect("read above").loc,
-                "defects: expected pairs (defect, spare), found an odd count".into(),
-            ));
-        }
-        let last = z.int("Last cylinder number", 0, i32::MAX as i64)? as u32;
-        if furthest.as_ref().is_none_or(|(f, _)| last > *f) {
-            furthest = Some((last, z.get("Last cylinder number").expect("read above").loc.clone()));
-        }
-        zones.push(Zone {
-            // DiskSim checks only that a zone's cylinders are not negative: the zones, not "Number of cylinders",
-            // say where the blocks are (a zone past that number is warned about below).
-            first_cylinder: z.int("First cylinder number", 0, i32::MAX as i64)? as u32,
-            last_cylinder: last,
-            sectors_per_track: z.int("Blocks per track", 1, 1 << 20)? as u32,
-            first_block_offset_sectors: z.number_in_or("Offset of first block", 0.0, SECTORS_MAX, "sectors", 0.0)?,
-            deadspace_sectors: z.int_or("Empty space at zone front", 0, i64::MAX, 0)? as u64,
-            track_skew_sectors: z.number_in_or("Skew for track switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
-            cylinder_skew_sectors: z.number_in_or("Skew for cylinder switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
-            spares: z.int_or("Number of spares", 0, i64::MAX, 0)? as u64,
-            slips: z.int_list("slips", 0, i64::MAX)?.into_iter().map(|v| v as u64).collect(),
-            defects: defects.chunks(2).map(|p| (p[0] as u64, p[1] as u64)).collect(),
-        });
-    }
-    let zones_loc = lay.get("Zones").expect("read above").loc.clone();
-    let most_sectors_per_track = zones.iter().map(|z| z.sectors_per_track).max().unwrap_or(1);
-    // The geometry is the zones' (as in DiskSim's layout); "Number of cylinders" still scales the seek curves
-    // that take it, as DiskSim's do.
-    let zone_cylinders = furthest.as_ref().map_or(0, |(last, _)| last + 1);
-    if let Some((last, loc)) = furthest.filter(|(last, _)| *last >= cylinders) {
-        warnings.push(format!(
-            "{loc}: a zone ends at cylinder {last} but 'Number of cylinders' = {cylinders}; the zones' {} \
-             cylinders are used, as DiskSim does",
-            last + 1
-        ));
-    }
-    let layout = Layout::new(surfaces, cylinders.max(zone_cylinders), mapping, sparing, zones)
-        .map_err(|e| err(&zones_loc, e.0))?;
-    let stated = model.int_or("Block count", 0, i64::MAX, 0)? as u64;
-    if stated != 0 && stated != layout.blocks() {
-        warnings.push(format!(
-            "{}: Block count says {stated} but the zones hold {}; using the zones' count, as DiskSim does",
-            model.get("Block count").expect("read above").loc,
-            layout.blocks()
-        ));
-    }
+    let lay = model.block("Layout Model")?;
+    let layout = if lay.type_name == "dm_layout_g4" {
+        let blocks = model.int("Block count", 1, i32::MAX as i64)? as u64;
+        layout_g4::layout(lay, surfaces, cylinders, blocks, &mut warnings)?
+    } else {
+        g1_layout(model, surfaces, cylinders, &mut warnings)?
+    };
+    let most_sectors_per_track = layout.most_sectors_per_track();
 
     // Mechanics.
     let mech = model.typed_block("Mechanical Model", "dm_mech_g1")?;
@@ -385,8 +326,8 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
         segment_blocks,
         write_segments: disk.int_or("Maximum number of write segments", 1, segments as i64, 1)? as u32,
         continuous_read: disk.int_or("Buffer continuous read", 0, 4, 0)? as u8,
-        read_ahead_min_blocks: disk.int_or("Minimum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64,
-        read_ahead_max_blocks: disk.int_or("Maximum read-ahead (blks)", 0, segment_blocks as i64, 0)? as u64,
+        read_ahead_min_blocks: disk.int_or("Minimum read-ahead (blks)", 0, 1 << 30, 0)? as u64,
+        read_ahead_max_blocks: disk.int_or("Maximum read-ahead (blks)", 0, 1 << 30, 0)? as u64,
         read_ahead_over_requested: disk.int_or("Read-ahead over requested", -1, 1, 1)? as i8,
         fast_write_level: disk.int_or("Fast write level", 0, 2, 0)? as u8,
         read_hits_on_write_data: disk.int_or("Allow read hits on write data", 0, 1, 0)? != 0,
@@ -515,6 +456,78 @@ fn numbers(b: &Block, key: &str, count: usize) -> Result<Vec<f64>, ParamError> {
             ref other => Err(err(&i.loc, format!("{key}: expected numbers, found {}", other.describe()))),
         })
         .collect()
+}
+
+/// A `dm_layout_g1` layout: zones of cylinders (DiskSim's diskmodel/layout_g1.c).
+fn g1_layout(model: &Block, surfaces: u32, cylinders: u32, warnings: &mut Vec<String>) -> Result<Layout, ParamError> {
+    let lay = model.typed_block("Layout Model", "dm_layout_g1")?;
+    warn_unknown(lay, LAYOUT_KEYS, warnings);
+    let mapping_no = lay.int("LBN-to-PBN mapping scheme", 0, 4)?;
+    let mapping = Mapping::from_disksim(mapping_no).ok_or_else(|| {
+        err(
+            &lay.get("LBN-to-PBN mapping scheme").expect("read above").loc,
+            format!("LBN-to-PBN mapping scheme: {mapping_no} is not supported; expected 0, 1 or 2"),
+        )
+    })?;
+    let range = lay.int_or("Rangesize for sparing", 1, 1 << 20, 1)? as u32;
+    let scheme = lay.int("Sparing scheme used", 0, 10)?;
+    let sparing = Sparing::from_disksim(scheme, range).expect("0-10 checked above");
+    let mut zones = Vec::new();
+    // The zone that reaches furthest: its last cylinder and where that is said.
+    let mut furthest: Option<(u32, Loc)> = None;
+    for item in lay.list("Zones")? {
+        let Value::Block(z) = &item.value else {
+            return Err(err(&item.loc, format!("Zones: expected zone blocks, found {}", item.value.describe())));
+        };
+        warn_unknown(z, ZONE_KEYS, warnings);
+        let defects = z.int_list("defects", 0, i64::MAX)?;
+        if defects.len() % 2 != 0 {
+            return Err(err(
+                &z.get("defects").expect("read above").loc,
+                "defects: expected pairs (defect, spare), found an odd count".into(),
+            ));
+        }
+        let last = z.int("Last cylinder number", 0, i32::MAX as i64)? as u32;
+        if furthest.as_ref().is_none_or(|(f, _)| last > *f) {
+            furthest = Some((last, z.get("Last cylinder number").expect("read above").loc.clone()));
+        }
+        zones.push(Zone {
+            // DiskSim checks only that a zone's cylinders are not negative: the zones, not "Number of cylinders",
+            // say where the blocks are (a zone past that number is warned about below).
+            first_cylinder: z.int("First cylinder number", 0, i32::MAX as i64)? as u32,
+            last_cylinder: last,
+            sectors_per_track: z.int("Blocks per track", 1, 1 << 20)? as u32,
+            first_block_offset_sectors: z.number_in_or("Offset of first block", 0.0, SECTORS_MAX, "sectors", 0.0)?,
+            deadspace_sectors: z.int_or("Empty space at zone front", 0, i64::MAX, 0)? as u64,
+            track_skew_sectors: z.number_in_or("Skew for track switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
+            cylinder_skew_sectors: z.number_in_or("Skew for cylinder switch", 0.0, SECTORS_MAX, "sectors", 0.0)?,
+            spares: z.int_or("Number of spares", 0, i64::MAX, 0)? as u64,
+            slips: z.int_list("slips", 0, i64::MAX)?.into_iter().map(|v| v as u64).collect(),
+            defects: defects.chunks(2).map(|p| (p[0] as u64, p[1] as u64)).collect(),
+        });
+    }
+    let zones_loc = lay.get("Zones").expect("read above").loc.clone();
+    // The geometry is the zones' (as in DiskSim's layout); "Number of cylinders" still scales the seek curves
+    // that take it, as DiskSim's do.
+    let zone_cylinders = furthest.as_ref().map_or(0, |(last, _)| last + 1);
+    if let Some((last, loc)) = furthest.filter(|(last, _)| *last >= cylinders) {
+        warnings.push(format!(
+            "{loc}: a zone ends at cylinder {last} but 'Number of cylinders' = {cylinders}; the zones' {} \
+             cylinders are used, as DiskSim does",
+            last + 1
+        ));
+    }
+    let layout = Layout::new(surfaces, cylinders.max(zone_cylinders), mapping, sparing, zones)
+        .map_err(|e| err(&zones_loc, e.0))?;
+    let stated = model.int_or("Block count", 0, i64::MAX, 0)? as u64;
+    if stated != 0 && stated != layout.blocks() {
+        warnings.push(format!(
+            "{}: Block count says {stated} but the zones hold {}; using the zones' count, as DiskSim does",
+            model.get("Block count").expect("read above").loc,
+            layout.blocks()
+        ));
+    }
+    Ok(layout)
 }
 
 /// A DiskSim `.seek` file: "Seek distances measured: N" then N lines "distance, ms".

@@ -2,5 +2,6 @@
 //! and the statistic distributions DiskSim's demerit figure is computed from ([`statdefs`]).
 
 pub mod build;
+pub mod layout_g4;
 pub mod params;
 pub mod statdefs;

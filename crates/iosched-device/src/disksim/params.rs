@@ -355,15 +355,21 @@ fn read_value(lx: &mut Lexer, path: &Path, depth: usize) -> Result<Spanned, Para
             let mut inner = lexer_for(&included, &text);
             let type_name = inner.word("a block definition")?;
             let block_loc = inner.loc();
-            let name = inner.word(&format!("a name after '{type_name}'"))?;
-            inner.expect(Tok::Open, &format!("'{{' after '{type_name} {name}'"))?;
+            // A sourced block may go unnamed (DIXtrac's layout files begin "dm_layout_g4 {").
+            let name = if inner.peek() == Some(&Tok::Open) {
+                None
+            } else {
+                Some(inner.word(&format!("a name or '{{' after '{type_name}'"))?)
+            };
+            let what = name.as_ref().map_or(type_name.clone(), |n| format!("{type_name} {n}"));
+            inner.expect(Tok::Open, &format!("'{{' after '{what}'"))?;
             let params = read_params(&mut inner, &included, depth + 1)?;
             if inner.peek().is_some() {
                 return Err(
-                    inner.err(format!("expected the end of the file after block '{name}', found {}", inner.found()))
+                    inner.err(format!("expected the end of the file after block '{what}', found {}", inner.found()))
                 );
             }
-            Ok(Spanned { value: Value::Block(Block { type_name, name: Some(name), loc: block_loc, params }), loc })
+            Ok(Spanned { value: Value::Block(Block { type_name, name, loc: block_loc, params }), loc })
         }
         Some(Tok::Word(w)) => {
             lx.pos += 1;

@@ -297,7 +297,7 @@ impl Hdd {
                 first = false;
             }
             t += seek;
-            let spt = self.p.layout.sectors_per_track(pbn.cylinder) as f64;
+            let spt = self.p.layout.sectors_per_track(pbn.cylinder, pbn.head) as f64;
             let sector_ns = self.period_ns / spt;
             if l == lbn {
                 self.first_on_track_ns = t;

@@ -8,6 +8,9 @@
 //! following blocks of its sparing unit by one. Angles are fractions of a revolution. Track skew accumulates
 //! per head switch and cylinder skew per cylinder switch, as DiskSim counts them.
 
+use super::track_table::TrackTable;
+use std::sync::Arc;
+
 /// How spare sectors are laid out (DiskSim's "Sparing scheme used", 0-10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sparing {
@@ -121,6 +124,8 @@ pub struct Layout {
     zone_first_lbn: Vec<u64>,
     /// Per zone, [`slip_thresholds`] of its slips.
     slip_thresholds: Vec<Vec<u64>>,
+    /// A layout given track by track (DiskSim's g4) instead of by zones; shared, as it can be large.
+    tracks: Option<Arc<TrackTable>>,
 }
 
 impl Zone {
@@ -214,7 +219,38 @@ impl Layout {
             return Err(LayoutError("the zones hold no blocks".into()));
         }
         let slip_thresholds = zones.iter().map(|z| slip_thresholds(&z.slips)).collect();
-        Ok(Layout { surfaces, cylinders, mapping, sparing, zones, zone_first_lbn: first, slip_thresholds })
+        Ok(Layout {
+            surfaces,
+            cylinders,
+            mapping,
+            sparing,
+            zones,
+            zone_first_lbn: first,
+            slip_thresholds,
+            tracks: None,
+        })
+    }
+
+    /// A layout given track by track (hdd/track_table.rs).
+    pub fn from_tracks(surfaces: u32, cylinders: u32, table: TrackTable) -> Layout {
+        Layout {
+            surfaces,
+            cylinders,
+            mapping: Mapping::Normal,
+            sparing: Sparing::None,
+            zones: Vec::new(),
+            zone_first_lbn: vec![0, table.blocks()],
+            slip_thresholds: Vec::new(),
+            tracks: Some(Arc::new(table)),
+        }
+    }
+
+    /// The most sectors any track has (the densest zone's).
+    pub fn most_sectors_per_track(&self) -> u32 {
+        match &self.tracks {
+            Some(t) => t.most_sectors_per_track(),
+            None => self.zones.iter().map(|z| z.sectors_per_track).max().unwrap_or(1),
+        }
     }
 
     /// Logical blocks on the disk.
@@ -269,6 +305,9 @@ impl Layout {
 
     /// Where `lbn` lives.
     pub fn lbn_to_pbn(&self, lbn: u64) -> Pbn {
+        if let Some(t) = &self.tracks {
+            return t.locate(lbn, 1).0;
+        }
         let (zi, physical) = self.physical(lbn);
         let z = &self.zones[zi];
         let physical = z.defects.iter().find(|(bad, _)| *bad == physical).map_or(physical, |(_, spare)| *spare);
@@ -298,8 +337,12 @@ impl Layout {
         }
     }
 
-    /// Sectors per track at `cylinder` (the zone's, or the nearest zone before it for an unzoned cylinder).
-    pub fn sectors_per_track(&self, cylinder: u32) -> u32 {
+    /// Sectors per track at `cylinder` and `head` (the zone's, or the nearest zone before it for an unzoned
+    /// cylinder; a track-by-track layout's own).
+    pub fn sectors_per_track(&self, cylinder: u32, head: u32) -> u32 {
+        if let Some(t) = &self.tracks {
+            return t.sectors_per_track(cylinder, head);
+        }
         self.zone_at(cylinder).sectors_per_track
     }
 
@@ -309,6 +352,9 @@ impl Layout {
 
     /// Angle of the start of `pbn`'s sector, as a fraction of a revolution in [0, 1).
     pub fn sector_angle(&self, pbn: Pbn) -> f64 {
+        if let Some(t) = &self.tracks {
+            return t.sector_angle(pbn);
+        }
         let z = self.zone_at(pbn.cylinder);
         let spt = z.sectors_per_track as f64;
         let cyl = (pbn.cylinder - z.first_cylinder) as f64;
@@ -342,6 +388,9 @@ impl Layout {
 
     /// [`Layout::lbn_to_pbn`] and [`Layout::run_on_track`] at once, mapping the block once.
     pub fn locate(&self, lbn: u64, max: u64) -> (Pbn, u64) {
+        if let Some(t) = &self.tracks {
+            return t.locate(lbn, max);
+        }
         let (zi, p) = self.physical(lbn);
         let z = &self.zones[zi];
         if let Some((_, spare)) = z.defects.iter().find(|(bad, _)| *bad == p) {

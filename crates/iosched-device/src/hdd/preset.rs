@@ -205,8 +205,8 @@ mod tests {
         // Average over random cylinder pairs, as data sheets quote it: 8.9 ms within 5 %.
         let avg = p.seek.average_ms(p.layout.cylinders);
         assert!((avg / 8.9 - 1.0).abs() < 0.05, "{avg}");
-        assert_eq!(p.layout.sectors_per_track(0), 1320);
-        assert_eq!(p.layout.sectors_per_track(120_999), 700);
+        assert_eq!(p.layout.sectors_per_track(0, 0), 1320);
+        assert_eq!(p.layout.sectors_per_track(120_999, 0), 700);
     }
 
     #[test]

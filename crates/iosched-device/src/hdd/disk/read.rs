@@ -519,7 +519,7 @@ impl Hdd {
                 let a = l.lbn_to_pbn(segment_start.min(end));
                 if (a.cylinder, a.head) != (b.cylinder, b.head) {
                     let first = if segment_start == lbn { a } else { l.lbn_to_pbn(lbn) };
-                    track_end + l.sectors_per_track(first.cylinder) as u64
+                    track_end + l.sectors_per_track(first.cylinder, first.head) as u64
                 } else {
                     track_end
                 }
@@ -541,7 +541,7 @@ impl Hdd {
         let mut x = lbn + n;
         // A run that reaches the track's last sector ends the track; one a slip or a spare cut short goes on.
         let mut last_sector = first.sector as u64 + n;
-        while x < blocks && last_sector < l.sectors_per_track(first.cylinder) as u64 {
+        while x < blocks && last_sector < l.sectors_per_track(first.cylinder, first.head) as u64 {
             let (p, n) = l.locate(x, blocks - x);
             if (p.cylinder, p.head) != (first.cylinder, first.head) {
                 break;
