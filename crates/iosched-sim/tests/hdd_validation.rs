@@ -216,19 +216,23 @@ fn any_drive_file_loads_without_special_cases() {
 #[test]
 fn every_drive_file_disksim_reads_iosched_reads() {
     // Every .parv of DiskSim's validation folder that describes a disk (the validated drives, the synthetic
-    // workloads' disks; not the MEMS devices or the simple disk) builds, and maps every block inside the
-    // geometry its zones give. hp_c2490a's last zone ends at "Number of cylinders", which DiskSim accepts.
+    // workloads' disks, the dual-seek example's track-by-track layout) builds, and maps every block inside the
+    // geometry its layout gives. hp_c2490a's last zone ends at "Number of cylinders", which DiskSim accepts. The
+    // MEMS devices and the simple disk are refused with an error that names what they are.
     let Some(valid) = iosched_test_data::peer("disksim/valid") else { return };
     let mut parvs: Vec<PathBuf> = std::fs::read_dir(&valid)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "parv"))
+        .chain([valid.join("dualseek_example/maxtor300g.parv")])
         .collect();
     parvs.sort();
     let mut disks = 0;
     for parv in &parvs {
         let file = read_file(parv).unwrap_or_else(|e| panic!("{e}"));
         if !file.blocks.iter().any(|b| b.type_name == "disksim_disk") {
+            let e = build::build(&file, parv).err().expect("not a disk").to_string();
+            assert!(e.contains("is not modelled") && (e.contains("MEMS") || e.contains("simpledisk")), "{e}");
             continue;
         }
         disks += 1;
@@ -237,9 +241,10 @@ fn every_drive_file_disksim_reads_iosched_reads() {
         for lbn in (0..l.blocks()).step_by(7919).chain([l.blocks() - 1]) {
             let p = l.lbn_to_pbn(lbn);
             assert!(p.cylinder < l.cylinders && p.head < l.surfaces, "{}: {lbn}: {p:?}", parv.display());
+            assert!(p.sector < l.sectors_per_track(p.cylinder, p.head), "{}: {lbn}: {p:?}", parv.display());
         }
     }
-    assert!(disks >= 20, "only {disks} disk files in {}", valid.display());
+    assert!(disks >= 21, "only {disks} disk files in {}", valid.display());
     let built = build::load(&valid.join("hp_c2490a.parv")).unwrap();
     assert!(
         built.warnings.iter().any(|w| w.contains("hp_c2490a_validate.model:161") && w.contains("2630 cylinders")),

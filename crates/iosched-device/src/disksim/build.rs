@@ -161,10 +161,24 @@ fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamErr
             return Err(err(loc, format!("instantiate names '{type_name}', which no block defines")));
         }
     }
-    file.blocks
-        .iter()
-        .find(|b| b.type_name == "disksim_disk")
-        .ok_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into()))
+    if let Some(b) = file.blocks.iter().find(|b| b.type_name == "disksim_disk") {
+        return Ok(b);
+    }
+    // DiskSim's other devices: say what they are rather than that nothing is there.
+    let instantiated = |b: &&Block| file.instances.iter().any(|(_, t, _)| b.name.as_deref() == Some(t.as_str()));
+    let other = |type_name: &str, what: &str| {
+        let of_type = || file.blocks.iter().filter(move |b| b.type_name == type_name);
+        of_type().find(instantiated).or_else(|| of_type().next()).map(|b| {
+            err(&b.loc, format!("{}: {what} is not modelled; iosched simulates disksim_disk drives", b.display_name()))
+        })
+    };
+    Err(other(
+        "disksim_simpledisk",
+        "DiskSim's fixed-access-time disk (for a fixed latency, use --device simple,latency_us=...)",
+    )
+    .or_else(|| other("memsmodel_mems", "a MEMS storage device"))
+    .or_else(|| other("ssdmodel_ssd", "DiskSim's SSD extension (for flash, use --device ssd:... or mqsim:...)"))
+    .unwrap_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into())))
 }
 
 /// The longest time a drive file may give (ms): 100 s, far above any real drive's, so that every product of times

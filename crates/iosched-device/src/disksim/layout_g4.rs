@@ -138,5 +138,14 @@ pub fn layout(
         }
     }
     let table = TrackTable::new(blocks, &patterns, &nodes, &slips, remaps).map_err(|m| err(&lay.loc, m))?;
-    Ok(Layout::from_tracks(surfaces, cylinders, table))
+    let reached = table.cylinders();
+    if reached > cylinders {
+        warnings.push(format!(
+            "{}: the layout's tracks reach cylinder {} but 'Number of cylinders' = {cylinders}; the layout's {reached} \
+             cylinders are used, as DiskSim does",
+            lay.loc,
+            reached - 1
+        ));
+    }
+    Ok(Layout::from_tracks(surfaces, cylinders.max(reached), table))
 }

@@ -180,6 +180,11 @@ impl TrackTable {
         self.blocks
     }
 
+    /// Cylinders the tracks reach (one past the highest).
+    pub fn cylinders(&self) -> u32 {
+        self.tracks.iter().map(|t| t.cylinder + 1).max().unwrap_or(0)
+    }
+
     /// The most sectors any track has.
     pub fn most_sectors_per_track(&self) -> u32 {
         self.tracks.iter().map(|t| t.spt).chain(self.remaps.iter().map(|r| r.spt)).max().unwrap_or(1)
