@@ -248,12 +248,14 @@ impl TrackTable {
     }
 
     /// Angle of the start of `pbn`'s sector, a fraction of a turn in [0, 1) (DiskSim's g4_skew; 0 where no track
-    /// is, as its lookup failing gives).
+    /// is, as its lookup failing gives). The track's first sector is where DiskSim's fixed point puts it; the
+    /// sectors after it are 1/spt of a turn apart in floating point, as the disk model times them (DiskSim's
+    /// truncated fixed-point width puts sector s up to s x 2^-32 of a turn earlier, about 2 ns at most: enough,
+    /// against the model's own timing, to make the sector after a run look just missed, a turn's wait).
     pub fn sector_angle(&self, pbn: Pbn) -> f64 {
         let Some(t) = self.track_at(pbn.cylinder, pbn.head) else { return 0.0 };
-        let width = angle_fixed(1.0 / t.spt as f64);
-        let a = t.angle_low.wrapping_add(pbn.sector.wrapping_sub(t.low).wrapping_mul(width));
-        a as f64 / 4_294_967_296.0
+        let turns = t.angle_low as f64 / 4_294_967_296.0 + pbn.sector.saturating_sub(t.low) as f64 / t.spt as f64;
+        turns - turns.floor()
     }
 }
 
