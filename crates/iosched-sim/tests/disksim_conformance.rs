@@ -218,10 +218,12 @@ fn a_track_by_track_layout_places_every_sector_where_disksim_does() {
     let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
     let mut params = build::build(&file, &parv).unwrap_or_else(|e| panic!("{e}")).params;
     params.refinements = Refinements::DISKSIM;
-    let (records, runs) = synthetic_runs(&params, 300, 4, 1);
+    // Runs of 150: DiskSim's rotational drift (see the top of this file) grows with the sectors passing under the
+    // head, many on this drive (1,170 a track at 10,001 rpm), and passes 0.05 ms about 6 s into a run of 300.
+    let (records, runs) = synthetic_runs(&params, 150, 8, 1);
     let c = compare(&disksim, &parv, &params, &records, &runs, &buckets, 0.05).unwrap_or_else(|e| panic!("{e}"));
     assert!(c.failures.is_empty(), "DiskSim stopped early: {:?}", c.failures);
     let share = c.conformance.share_within();
     eprintln!("maxtor300g: {:.1} % of mixed requests within 0.05 ms of DiskSim", share * 100.0);
-    assert!(share >= 0.80, "{:.1} % within 0.05 ms", share * 100.0);
+    assert!(share >= 0.90, "{:.1} % within 0.05 ms", share * 100.0);
 }
