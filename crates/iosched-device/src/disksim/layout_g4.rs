@@ -36,9 +36,9 @@ fn rows<'a>(
     key: &str,
     row: &str,
 ) -> Result<std::slice::Chunks<'a, Spanned>, ParamError> {
-    if items.len() % width != 0 {
-        let at = items.last().map_or_else(|| Loc::file(std::path::Path::new("")), |i| i.loc.clone());
-        return Err(err(&at, format!("{key}: expected rows of {width} values ({row}), found {} values", items.len())));
+    if let Some(last) = items.last().filter(|_| items.len() % width != 0) {
+        let found = items.len();
+        return Err(err(&last.loc, format!("{key}: expected rows of {width} values ({row}), found {found} values")));
     }
     Ok(items.chunks(width))
 }
