@@ -12,9 +12,10 @@
 //! - An LBN moves past every slip at or before it, counting the slips it passes (slipcount's fixed point); then
 //!   it lies in the track instance whose physical LBNs hold it, at that track's first usable sector plus its
 //!   offset there. An LBN in a remapped range goes to the remap's destination instead.
-//! - The angle of a sector is the sum along its path of each entry's offset plus its repetition times `alen`,
-//!   plus the sector's distance from the track's first usable sector at 1/spt of a turn each, in DiskSim's 32-bit
-//!   fixed point (wrapping at a whole turn, as its arithmetic does).
+//! - The angle of a track's first usable sector is the sum along its path of each entry's offset plus its
+//!   repetition times `alen`, in DiskSim's 32-bit fixed point (wrapping at a whole turn, as its arithmetic does);
+//!   the sectors after it are 1/spt of a turn apart in floating point, as the disk model times its runs
+//!   ([`TrackTable::sector_angle`] says why).
 //!
 //! Approximations: DiskSim requires a track pattern's first usable sector to be 0 for its LBNs to map (its
 //! lookup accepts an offset into the track only from `low` on, then adds `low` again); a pattern with another
