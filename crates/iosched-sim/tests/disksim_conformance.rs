@@ -185,6 +185,8 @@ fn a_track_by_track_layout_places_every_sector_where_disksim_does() {
     let mut params = built.params;
     params.refinements = Refinements::DISKSIM;
     assert_eq!(params.layout.blocks(), 585_937_499);
+    // BENCHMARKS' count of the track instances the tree unrolls to.
+    assert_eq!(params.layout.track_table().map(|t| t.track_count()), Some(643_921));
     let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
     let mut rng = iosched_core::rng::SimRng::new(7, 0x9a4);
     let mut text = String::new();

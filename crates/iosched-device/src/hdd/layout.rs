@@ -245,6 +245,11 @@ impl Layout {
         }
     }
 
+    /// The track-by-track table, for a layout given that way.
+    pub fn track_table(&self) -> Option<&TrackTable> {
+        self.tracks.as_deref()
+    }
+
     /// The most sectors any track has (the densest zone's).
     pub fn most_sectors_per_track(&self) -> u32 {
         match &self.tracks {

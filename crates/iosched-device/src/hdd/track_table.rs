@@ -181,6 +181,11 @@ impl TrackTable {
         self.blocks
     }
 
+    /// Track instances the tree unrolled to.
+    pub fn track_count(&self) -> usize {
+        self.tracks.len()
+    }
+
     /// Cylinders the tracks reach (one past the highest).
     pub fn cylinders(&self) -> u32 {
         self.tracks.iter().map(|t| t.cylinder + 1).max().unwrap_or(0)
