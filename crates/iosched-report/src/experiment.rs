@@ -223,16 +223,16 @@ pub fn render(exp: &Experiment, outcome: &ExperimentOutcome) -> String {
                 figure_lines(&mut out, exp, &all_verdicts, &case.entry.name);
             }
         }
-        Measure::BfqStartup { idle_case, .. } => {
+        Measure::BfqStartup { idle_case, pause_s, .. } => {
             let idle = idle_startup_s(exp, outcome);
+            let with_pause = format!("with {pause_s} s pause MB/s");
             let _ = writeln!(out, "\nstart-up alone ({idle_case}): {}", opt(idle, 2) + " s");
             for case in exp.cases.iter().filter(|c| &c.entry.name != idle_case) {
                 let _ = writeln!(out, "\nbackground: {}  ({})", case.entry.name, case.entry.jobs.join(" + "));
                 if let Some(s) = &case.entry.seed_says {
                     wrapped(&mut out, &format!("seed: {s}"), "  ", "    ");
                 }
-                let mut rows =
-                    vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s", "with 1 s pause MB/s"])];
+                let mut rows = vec![strings(&["policy", "start-up s", "x alone", "aggregate MB/s", &with_pause])];
                 for r in runs_of(outcome, &case.entry.name) {
                     let Metrics::BfqStartup { startup_s, aggregate_mb_per_s, iteration_mb_per_s } = r.measures.metrics
                     else {

@@ -427,7 +427,7 @@ fn bar_values(run: &RunOutcome) -> Vec<(&'static str, &'static str, f64)> {
         Metrics::BfqStartup { startup_s, aggregate_mb_per_s, iteration_mb_per_s } => vec![
             ("startup_s", "start-up s", startup_s),
             ("aggregate_mb_per_s", "aggregate MB/s", aggregate_mb_per_s),
-            ("iteration_mb_per_s", "MB/s with the seed's 1 s pause", iteration_mb_per_s),
+            ("iteration_mb_per_s", "MB/s over the start-up and the seed's pause after it", iteration_mb_per_s),
         ],
         Metrics::Dbload { load_s } => vec![("load_s", "load s", load_s)],
     }

@@ -431,6 +431,28 @@ fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() 
             &format!("experiment.toml:{line}: measure: fill_starts_s expects seconds"),
         );
     }
+    // bfq-startup's pause after each start-up: seconds from 0 (0 itself is a start-up measured alone).
+    let experiment = include_str!("../../../experiments/bfq-startup/experiment.toml");
+    for v in values {
+        let dir = iosched_test_data::scratch("cli-numbers-pause");
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in
+            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/bfq-startup")).unwrap()
+        {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let text: String = experiment
+            .lines()
+            .map(|l| if l.starts_with("pause_s") { format!("pause_s = {v}\n") } else { format!("{l}\n") })
+            .collect();
+        std::fs::write(dir.join("experiment.toml"), text).unwrap();
+        let line = experiment.lines().position(|l| l.starts_with("pause_s")).unwrap() + 1;
+        assert_bad_input(
+            &["experiment", dir.to_str().unwrap()],
+            &format!("experiment.toml:{line}: measure: pause_s expects seconds from 0"),
+        );
+    }
 }
 
 /// `text` with the first <tag>...</tag> holding `value`.

@@ -43,11 +43,26 @@ pub enum Measure {
     /// `writes` the jobs whose written bytes count as the fill.
     NetflixFill { reads: String, writes: Vec<String>, fill_starts_s: f64 },
     /// An application's start-up time (`app`, a job with a fixed amount of I/O) beside a background; the case
-    /// named `idle_case` runs the application alone (once, under the first policy).
-    BfqStartup { app: String, idle_case: String },
+    /// named `idle_case` runs the application alone (once, under the first policy). `pause_s` is the pause
+    /// after each start-up in the seed's test script, over which the throughput of an iteration is also
+    /// measured (default [`S_SUITE_PAUSE_S`]).
+    BfqStartup {
+        app: String,
+        idle_case: String,
+        #[serde(default = "s_suite_pause_s")]
+        pause_s: f64,
+    },
     /// The time until every job has finished (a load of fixed size); `seed_order` lists policy labels from the
     /// fastest in the seed, and the report says whether iosched's order agrees.
     Dbload { seed_order: Vec<String> },
+}
+
+/// The pause after each start-up in the test script of the seed's time (comm_startup_lat.sh of Valente's S
+/// suite in its first form: drop the caches, run the command, `sleep 2`, again).
+pub const S_SUITE_PAUSE_S: f64 = 2.0;
+
+fn s_suite_pause_s() -> f64 {
+    S_SUITE_PAUSE_S
 }
 
 /// One configuration to compare.
@@ -281,6 +296,14 @@ fn check(d: &DescriptionFile) -> Result<(), Fault> {
         }
         Measure::BfqStartup { idle_case, .. } if !d.cases.iter().any(|c| &c.name == idle_case) => {
             Err(fault("idle_case", format!("measure: idle_case '{idle_case}' is not one of the cases")))
+        }
+        Measure::BfqStartup { pause_s, .. }
+            if !(pause_s.is_finite() && *pause_s >= 0.0 && *pause_s <= MEASURE_SECONDS_MAX) =>
+        {
+            Err(fault(
+                "pause_s=",
+                format!("measure: pause_s expects seconds from 0 to {MEASURE_SECONDS_MAX}, found {pause_s}"),
+            ))
         }
         _ => Ok(()),
     }

@@ -8,9 +8,6 @@ use iosched_core::stats::LatencyRecorder;
 use iosched_core::units::NS_PER_S;
 use serde::Serialize;
 
-/// The pause after each start-up in the seed's test script (comm_startup_lat.sh: the command, then `sleep 1`).
-pub const S_SUITE_PAUSE_NS: u64 = NS_PER_S;
-
 /// The figures of one run, by kind. Values that a case does not have (no stream job in "cvs" alone) are None.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -34,8 +31,8 @@ pub enum Metrics {
         /// Everything the disk moved while the application started, per second.
         aggregate_mb_per_s: f64,
         /// The same over the start-up and the pause after it, as the seed measured it: its test script
-        /// (comm_startup_lat.sh of Valente's S suite) starts the command, waits for it, sleeps
-        /// [`S_SUITE_PAUSE_NS`], and starts it again, while iostat samples the disk over the whole run.
+        /// (comm_startup_lat.sh of Valente's S suite) starts the command, waits for it, sleeps (the measure's
+        /// `pause_s`), and starts it again, while iostat samples the disk over the whole run.
         iteration_mb_per_s: f64,
     },
     Dbload {
@@ -134,7 +131,7 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
                 write_mb_per_s: iosched_core::units::bytes_per_s(written, runtime_ns) / MB,
             }
         }
-        Measure::BfqStartup { app, .. } => {
+        Measure::BfqStartup { app, pause_s, .. } => {
             let (start_ns, end_ns) = out
                 .log
                 .iter()
@@ -147,7 +144,8 @@ pub fn measure(measure: &Measure, workload: &Workload, out: &SimOutput) -> RunMe
                 .filter(|e| e.req.completed_ns > start_ns && e.req.completed_ns <= end_ns && e.req.op != Op::Flush)
                 .map(|e| e.req.len_bytes)
                 .sum();
-            let iteration_end_ns = (end_ns + S_SUITE_PAUSE_NS).min(out.result.elapsed_ns.max(end_ns));
+            let pause_ns = (pause_s * NS_PER_S as f64).round() as u64;
+            let iteration_end_ns = (end_ns + pause_ns).min(out.result.elapsed_ns.max(end_ns));
             let moved_in_iteration: u64 = out
                 .log
                 .iter()
