@@ -409,50 +409,31 @@ fn nan_infinite_negative_and_huge_numbers_are_one_line_errors_in_every_reader() 
             );
         }
     }
-    // experiment.toml, with the line.
-    let experiment = include_str!("../../../experiments/netflix-fill/experiment.toml");
+    // experiment.toml, with the line: netflix-fill's fill start, bfq-startup's pause after each start-up
+    // (seconds from 0: 0 itself is a start-up measured alone).
     for v in values {
-        let dir = iosched_test_data::scratch("cli-numbers-experiment");
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in
-            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/netflix-fill")).unwrap()
-        {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-        let text: String = experiment
-            .lines()
-            .map(|l| if l.starts_with("fill_starts_s") { format!("fill_starts_s = {v}\n") } else { format!("{l}\n") })
-            .collect();
-        std::fs::write(dir.join("experiment.toml"), text).unwrap();
-        let line = experiment.lines().position(|l| l.starts_with("fill_starts_s")).unwrap() + 1;
-        assert_bad_input(
-            &["experiment", dir.to_str().unwrap()],
-            &format!("experiment.toml:{line}: measure: fill_starts_s expects seconds"),
-        );
+        assert_experiment_value_refused("netflix-fill", "fill_starts_s", v, "measure: fill_starts_s expects seconds");
+        assert_experiment_value_refused("bfq-startup", "pause_s", v, "measure: pause_s expects seconds from 0");
     }
-    // bfq-startup's pause after each start-up: seconds from 0 (0 itself is a start-up measured alone).
-    let experiment = include_str!("../../../experiments/bfq-startup/experiment.toml");
-    for v in values {
-        let dir = iosched_test_data::scratch("cli-numbers-pause");
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in
-            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/bfq-startup")).unwrap()
-        {
-            let path = entry.unwrap().path();
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
-        }
-        let text: String = experiment
-            .lines()
-            .map(|l| if l.starts_with("pause_s") { format!("pause_s = {v}\n") } else { format!("{l}\n") })
-            .collect();
-        std::fs::write(dir.join("experiment.toml"), text).unwrap();
-        let line = experiment.lines().position(|l| l.starts_with("pause_s")).unwrap() + 1;
-        assert_bad_input(
-            &["experiment", dir.to_str().unwrap()],
-            &format!("experiment.toml:{line}: measure: pause_s expects seconds from 0"),
-        );
+}
+
+/// A copy of the built-in experiment NAME with `key = value` in its experiment.toml is refused with `wanted`,
+/// naming the file and the key's line.
+fn assert_experiment_value_refused(name: &str, key: &str, value: &str, wanted: &str) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments").join(name);
+    let dir = iosched_test_data::scratch(&format!("cli-numbers-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
     }
+    let experiment = std::fs::read_to_string(source.join("experiment.toml")).unwrap();
+    let sets = |l: &str| l.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('='));
+    let text: String =
+        experiment.lines().map(|l| if sets(l) { format!("{key} = {value}\n") } else { format!("{l}\n") }).collect();
+    std::fs::write(dir.join("experiment.toml"), text).unwrap();
+    let line = experiment.lines().position(sets).unwrap_or_else(|| panic!("{name} sets {key}")) + 1;
+    assert_bad_input(&["experiment", dir.to_str().unwrap()], &format!("experiment.toml:{line}: {wanted}"));
 }
 
 /// `text` with the first <tag>...</tag> holding `value`.
