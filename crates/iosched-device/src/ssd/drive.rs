@@ -12,8 +12,8 @@
 //!     by page as the write-back in flight allows, and completes after its DRAM write;
 //!   - a flush completes when every buffered page is on flash;
 //!   - a queued trim unmaps its pages and costs `trim_ns + trim_ns_per_mib x MiB`; a non-queued trim first
-//!     waits for every other command and the write buffer to drain, and the drive accepts nothing until it is
-//!     done ([`Device::can_accept`]).
+//!     waits for every other command and the write buffer to drain (only the commands with
+//!     `trim_drains_buffer=0`), and the drive accepts nothing until it is done ([`Device::can_accept`]).
 //! - A die does one operation at a time and picks, when free: a translation-page read; a read (by the
 //!   commands' priority as `flash_classes` says: real-time first, or NVMe's weighted round robin among the
 //!   classes, [`priority_classes`]); else, if its free blocks are under the threshold or a cleaning is under way, the next
@@ -844,10 +844,12 @@ impl Ssd {
         }
     }
 
-    /// A non-queued trim starts once it is the only command and the buffer is on flash.
+    /// A non-queued trim starts once it is the only command and, with `trim_drains_buffer`, the buffer is on
+    /// flash.
     fn maybe_start_blocking_trim(&mut self, now_ns: u64) {
         if let Some(slot) = self.blocking_trim {
-            if !self.blocking_trim_started && self.in_flight == 1 && self.unprogrammed_pages == 0 {
+            let buffer_ready = !self.p.trim_drains_buffer || self.unprogrammed_pages == 0;
+            if !self.blocking_trim_started && self.in_flight == 1 && buffer_ready {
                 self.blocking_trim_started = true;
                 let c = *self.cmd(slot);
                 self.apply_trim(&c);

@@ -692,6 +692,7 @@ fn build(s: &Settings, warnings: &mut Vec<String>) -> Result<(SsdParams, f64), S
         gc_policy: if gc == "RGA" { GcPolicy::Randomized { candidates: rga_candidates } } else { GcPolicy::Greedy },
         write_buffer_bytes: 0,
         trim: TrimMode::Queued,
+        trim_drains_buffer: true,
         trim_ns: 20 * units::NS_PER_US,
         trim_ns_per_mib: 2 * units::NS_PER_US,
         precondition: Precondition::Fresh,

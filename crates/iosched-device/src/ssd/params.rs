@@ -164,6 +164,10 @@ pub struct SsdParams {
     /// takes its data as room frees, later writes waiting behind it.
     pub write_buffer_bytes: u64,
     pub trim: TrimMode,
+    /// With [`TrimMode::NonQueued`]: the trim also waits for the write buffer to be on flash (true, the
+    /// presets' assumption), or only for the commands at the drive (false). Which a drive does is its
+    /// firmware's choice: ATA asks only that the host drain its queue before a non-queued command.
+    pub trim_drains_buffer: bool,
     pub trim_ns: u64,
     pub trim_ns_per_mib: u64,
     pub precondition: Precondition,
@@ -419,6 +423,7 @@ fn nvme() -> SsdParams {
         gc_policy: GcPolicy::Greedy,
         write_buffer_bytes: 0,
         trim: TrimMode::Queued,
+        trim_drains_buffer: true,
         trim_ns: 20 * US,
         trim_ns_per_mib: 2 * US,
         precondition: Precondition::Fresh,
@@ -484,6 +489,7 @@ fn netflix() -> SsdParams {
         gc_policy: GcPolicy::Greedy,
         write_buffer_bytes: 64 * units::MIB,
         trim: TrimMode::NonQueued,
+        trim_drains_buffer: true,
         trim_ns: 2000 * US,
         trim_ns_per_mib: 1000 * US,
         precondition: Precondition::Fresh,
@@ -520,6 +526,7 @@ pub const SSD_KEYS: &[(&str, &str)] = &[
     ("precondition", "fresh (empty) or steady (filled, then randomly overwritten twice)"),
     ("queue_depth", "most commands outstanding"),
     ("trim", "queued or nonqueued"),
+    ("trim_drains_buffer", "with trim=nonqueued: 1, the trim waits for the write buffer to be on flash; 0, only for the commands at the drive"),
     ("gc", "greedy or cost_benefit"),
     ("gc_free_blocks", "clean a die when it has fewer free blocks than this"),
     ("write_buffer_mib", "DRAM write buffer, MiB (0: writes complete on flash)"),
@@ -557,6 +564,7 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
             "precondition" => p.precondition = choice(key, value, PRECONDITIONS)?,
             "queue_depth" => p.queue_depth = queue_depth(value)?,
             "trim" => p.trim = choice(key, value, TRIM_MODES)?,
+            "trim_drains_buffer" => p.trim_drains_buffer = int_in(key, value, 0, 1)? == 1,
             "gc" => p.gc_policy = choice(key, value, GC_POLICIES)?,
             "gc_free_blocks" => p.gc_free_blocks = int_in(key, value, 2, 1024)?,
             "write_buffer_mib" => p.write_buffer_bytes = (number(0.0, 65536.0)? * units::MIB as f64) as u64,
