@@ -167,6 +167,8 @@ pub struct SsdParams {
     /// With [`TrimMode::NonQueued`]: the trim also waits for the write buffer to be on flash (true, the
     /// presets' assumption), or only for the commands at the drive (false). Which a drive does is its
     /// firmware's choice: ATA asks only that the host drain its queue before a non-queued command.
+    /// Approximation: a page of the trimmed range still in the buffer is programmed after the trim and stays
+    /// mapped (as with a queued trim); a drive would drop it, so cleaning here may copy a few pages more.
     pub trim_drains_buffer: bool,
     pub trim_ns: u64,
     pub trim_ns_per_mib: u64,
