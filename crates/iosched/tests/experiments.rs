@@ -139,6 +139,40 @@ fn netflix_fill_shows_the_write_limit_taming_read_latency() {
 }
 
 #[test]
+fn a_non_queued_trims_wait_in_the_fill_is_the_drain_of_the_fills_data() {
+    // The evidence for the "why" under netflix-fill's "trims block reads for up to 200 ms" (and BENCHMARKS.md,
+    // "netflix-fill's trims"); when this fails, that text is stale. noop, fill+trims, by trim_drains_buffer and
+    // write buffer: the trims' longest wait and the reads', in ms.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/netflix-fill");
+    let run = |extra: &str| {
+        let device = format!("ssd:netflix,capacity_gib=16,precondition=steady{extra}");
+        let jobs = ["reads.fio", "fill.fio", "expire.fio"].map(|f| dir.join(f).to_str().unwrap().to_string());
+        let mut args = vec!["sim", "--device", &device, "--policy", "noop", "--json"];
+        args.extend(jobs.iter().map(String::as_str));
+        let out = iosched(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let max_ms = |job: &str, dir: &str| {
+            let j = v["jobs"].as_array().unwrap().iter().find(|j| j["jobname"] == job).unwrap();
+            num(&j[dir]["lat_ns"], "max") / 1e6
+        };
+        (max_ms("expire", "trim"), max_ms("reads", "read"))
+    };
+    let (drained, drained_reads) = run("");
+    let (drained_8, _) = run(",write_buffer_mib=8");
+    let (not_drained, not_drained_reads) = run(",trim_drains_buffer=0");
+    eprintln!(
+        "longest trim: draining {drained:.1} ms (reads {drained_reads:.1}), with 8 MiB {drained_8:.1}; not draining \
+         {not_drained:.1} ms (reads {not_drained_reads:.1})"
+    );
+    // Draining, a trim waits for the fill's data to reach flash, past the seed's 200 ms, and reads wait with it;
+    // a smaller buffer does not shorten it. Not draining, with the preset's buffer, trims stay under 200 ms.
+    assert!(drained > 250.0 && drained_reads >= drained, "{drained} {drained_reads}");
+    assert!(drained_8 >= 0.9 * drained, "{drained_8} against {drained}");
+    assert!(not_drained < 200.0 && not_drained_reads < 200.0, "{not_drained} {not_drained_reads}");
+}
+
+#[test]
 fn netflix_bulk_fill_spikes_noops_reads_and_a_write_queue_of_one_keeps_them_low() {
     // Issue 31: the seed's fill was an update's, as fast as the drive took it. Against the reads' p99 before the
     // fill, noop's rises at least 70x (garbage collection sets the write rate: 84.9x when this case came, 79.9x
