@@ -390,7 +390,7 @@ fn simple_params(pairs: &[(&str, &str)]) -> Result<SimpleParams, String> {
 }
 
 /// The values a switch takes.
-const ON_OFF: &[(&str, bool)] = &[("1", true), ("0", false), ("on", true), ("off", false)];
+pub(crate) const ON_OFF: &[(&str, bool)] = &[("1", true), ("0", false), ("on", true), ("off", false)];
 
 /// Apply a hard disk's `key=value` settings (those of `hdd:` and `disksim:` specs) to its parameters:
 /// queue_depth; write_cache (on: a write completes when its data is in the drive's buffer, as SATA drives ship;

@@ -170,7 +170,7 @@ fn a_queued_trim_does_not() {
 
 /// 8 MiB of buffered 1 MiB writes (64 MiB buffer) on a drive in steady state, whose cleaning makes programs slow,
 /// then a non-queued 4 MiB trim once every write has completed: how long the trim takes, in ns, and how many
-/// buffered pages were still unprogrammed when it was submitted (flash programs then against at the end).
+/// flash pages were programmed after it completed.
 fn trim_after_buffered_writes(drains: u32) -> (u64, u64) {
     let spec = format!("ssd:netflix,capacity_gib=1,precondition=steady,trim=nonqueued,trim_drains_buffer={drains}");
     let mut dev = parse_spec(&spec).unwrap();

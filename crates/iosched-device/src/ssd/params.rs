@@ -12,7 +12,7 @@
 
 use super::ftl::mqsim_layout::MqsimLayout;
 use super::ftl::{FtlGeometry, GcPolicy};
-use crate::spec::{choice, int_in, name_of, queue_depth};
+use crate::spec::{choice, int_in, name_of, queue_depth, ON_OFF};
 use iosched_core::units;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -528,7 +528,7 @@ pub const SSD_KEYS: &[(&str, &str)] = &[
     ("precondition", "fresh (empty) or steady (filled, then randomly overwritten twice)"),
     ("queue_depth", "most commands outstanding"),
     ("trim", "queued or nonqueued"),
-    ("trim_drains_buffer", "with trim=nonqueued: 1, the trim waits for the write buffer to be on flash; 0, only for the commands at the drive"),
+    ("trim_drains_buffer", "with trim=nonqueued: 1 (on), the trim waits for the write buffer to be on flash; 0 (off), only for the commands at the drive"),
     ("gc", "greedy or cost_benefit"),
     ("gc_free_blocks", "clean a die when it has fewer free blocks than this"),
     ("write_buffer_mib", "DRAM write buffer, MiB (0: writes complete on flash)"),
@@ -566,7 +566,7 @@ pub fn apply_keys(p: &mut SsdParams, pairs: &[(&str, &str)]) -> Result<(), Strin
             "precondition" => p.precondition = choice(key, value, PRECONDITIONS)?,
             "queue_depth" => p.queue_depth = queue_depth(value)?,
             "trim" => p.trim = choice(key, value, TRIM_MODES)?,
-            "trim_drains_buffer" => p.trim_drains_buffer = int_in(key, value, 0, 1)? == 1,
+            "trim_drains_buffer" => p.trim_drains_buffer = choice(key, value, ON_OFF)?,
             "gc" => p.gc_policy = choice(key, value, GC_POLICIES)?,
             "gc_free_blocks" => p.gc_free_blocks = int_in(key, value, 2, 1024)?,
             "write_buffer_mib" => p.write_buffer_bytes = (number(0.0, 65536.0)? * units::MIB as f64) as u64,
