@@ -20,7 +20,8 @@ beside each other slow each other (MQSim's system time most), so take CPU figure
 With --random READ%,SECTORS,DEPTH,OCCUPANCY%[,SECONDS[,SEED]] (repeatable) the workload is generated instead, one
 scenario per --random: a single synthetic flow of uniformly random requests of SECTORS (512 bytes each), READ%
 of them reads, at queue depth DEPTH, over a drive OCCUPANCY% full, for SECONDS (default 10), on every channel,
-chip, die and plane of the device file, drawn with the flow Seed SEED (default 798). The inputs BENCHMARKS.md ("Cleaning against MQSim") and the tests
+chip, die and plane of the device file, drawn with the flow Seed SEED (default 798). Specs joined with '+' are
+flows of one scenario (give each its own SEED). The inputs BENCHMARKS.md ("Cleaning against MQSim") and the tests
 compare on are made this way.
 
 Usage: scripts/mqsim-conformance.py [--mqsim BIN] [--iosched BIN] [--workload workload.xml | --random SPEC...]
@@ -135,8 +136,7 @@ def random_workload(specs, config, path):
     ids = {tag: ",".join(str(i) for i in range(count(n))) for tag, n in [
         ("Channel_IDs", "Flash_Channel_Count"), ("Chip_IDs", "Chip_No_Per_Channel"),
         ("Die_IDs", "Die_No_Per_Chip"), ("Plane_IDs", "Plane_No_Per_Die")]}
-    scenarios = []
-    for spec in specs:
+    def flow_xml(spec):
         parts = spec.split(",")
         try:
             values = [int(x) for x in parts]
@@ -158,8 +158,12 @@ def random_workload(specs, config, path):
                   ("Variance_Request_Size", 0), ("Seed", seed), ("Average_No_of_Reqs_in_Queue", depth),
                   ("Intensity", 32768), ("Stop_Time", seconds * 10**9), ("Total_Requests_To_Generate", 0)]
         flow = "".join(f"\t\t\t<{k}>{v}</{k}>\n" for k, v in fields)
-        scenarios.append(f"\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Synthetic>\n{flow}"
-                         "\t\t</IO_Flow_Parameter_Set_Synthetic>\n\t</IO_Scenario>\n")
+        return f"\t\t<IO_Flow_Parameter_Set_Synthetic>\n{flow}\t\t</IO_Flow_Parameter_Set_Synthetic>\n"
+
+    # A spec's flows joined with '+' share one scenario (each on every resource, MQSim giving each its own
+    # addresses).
+    scenarios = [f"\t<IO_Scenario>\n{''.join(flow_xml(f) for f in spec.split('+'))}\t</IO_Scenario>\n"
+                 for spec in specs]
     with open(path, "w") as f:
         f.write('<?xml version="1.0" encoding="us-ascii"?>\n<MQSim_IO_Scenarios>\n' + "".join(scenarios)
                 + "</MQSim_IO_Scenarios>\n")
