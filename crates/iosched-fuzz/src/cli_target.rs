@@ -49,7 +49,7 @@ fn binary() -> PathBuf {
         Some(path) if path.exists() => path,
         _ => panic!(
             "the cli target needs the iosched binary beside the fuzzer (build it with \
-             `cargo build --profile test -p iosched`) or named by IOSCHED_BIN"
+             `cargo build -p iosched`) or named by IOSCHED_BIN"
         ),
     }
 }

@@ -752,6 +752,7 @@ impl Ftl {
             self.pools[pool as usize].unplaced[stream as usize] += work.copies.len() as u32;
             return;
         }
+        self.warm_l2p_of_block(first, ppb);
         for ppn in first..first + ppb {
             if let Some((lpn, fill_copy)) = self.owner(ppn) {
                 self.invalidate(ppn, fill_copy);
@@ -762,6 +763,27 @@ impl Ftl {
         }
         debug_assert_eq!(self.valid[gb], 0);
         self.written[gb] = 0;
+    }
+
+    /// Speed only, no state changes: read the mapping-table entries of the logical pages a block holds before
+    /// its pages move. The pages' logical numbers are scattered over a table larger than the processor's caches,
+    /// so each move would wait for memory in turn; read here, in a loop whose loads do not depend on each other,
+    /// the processor fetches many at once and the moves find them cached (about 2x faster preconditioning).
+    fn warm_l2p_of_block(&self, first: Ppn, pages: u64) {
+        if self.l2p_changes.is_some() {
+            return; // a small hash map: cached already
+        }
+        let mut sum = 0u32;
+        for ppn in first..first + pages {
+            let lpn = match self.p2l[ppn as usize] {
+                0 => self.fill.as_ref().and_then(|f| f.lpn_of(ppn)),
+                l => Some(l as u64 - 1),
+            };
+            if let Some(lpn) = lpn {
+                sum = sum.wrapping_add(self.l2p[lpn as usize]);
+            }
+        }
+        std::hint::black_box(sum);
     }
 
     /// Clean `pool` until it is back at its threshold.
@@ -845,12 +867,43 @@ impl Ftl {
         }
         let mut rng = SimRng::new(seed, 0x55d);
         let mut work = GcWork::default();
-        for _ in 0..count {
-            let lpn = first + rng.below(pages);
-            self.write(lpn);
-            let pool = self.pool_of_lpn(lpn);
-            self.collect_until_ok(pool, &mut work);
+        // In batches whose table entries are read ahead (`warm_pages`); the pages and their order are the same.
+        let mut batch = [0u64; 32];
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(batch.len() as u64) as usize;
+            left -= n as u64;
+            for lpn in &mut batch[..n] {
+                *lpn = first + rng.below(pages);
+            }
+            self.warm_pages(&batch[..n]);
+            for &lpn in &batch[..n] {
+                self.write(lpn);
+                let pool = self.pool_of_lpn(lpn);
+                self.collect_until_ok(pool, &mut work);
+            }
         }
+    }
+
+    /// Speed only, no state changes: read the table entries of logical pages about to be written, and of the
+    /// physical pages they map to, in loops whose loads do not depend on each other (see
+    /// [`Ftl::warm_l2p_of_block`]).
+    fn warm_pages(&self, lpns: &[u64]) {
+        if self.l2p_changes.is_some() {
+            return;
+        }
+        let mut sum = 0u32;
+        for &lpn in lpns {
+            sum = sum.wrapping_add(self.l2p[lpn as usize]);
+        }
+        for &lpn in lpns {
+            if let Some(p) = self.l2p[lpn as usize].checked_sub(1).filter(|&p| p != NONE - 1) {
+                let ppn = p as usize;
+                sum = sum.wrapping_add(self.p2l[ppn]);
+                sum = sum.wrapping_add(self.valid[ppn / self.g.pages_per_block as usize]);
+            }
+        }
+        std::hint::black_box(sum);
     }
 }
 
