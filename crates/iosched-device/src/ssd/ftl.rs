@@ -475,6 +475,27 @@ impl Ftl {
         }
         let d = &self.pools[pool as usize];
         let ppb = self.g.pages_per_block;
+        if matches!(self.g.gc_policy, GcPolicy::Greedy | GcPolicy::Randomized { .. }) {
+            // The full block with the fewest valid pages, the lowest-numbered of equals: the loop below with the
+            // cheap tests first (a scan of every block per victim is most of the cleaning's time on large drives).
+            let base = self.global_block(pool, 0);
+            let mut best: Option<(u32, u32)> = None;
+            for b in 0..self.g.blocks_per_pool {
+                let gb = base + b as usize;
+                let v = self.valid[gb];
+                if self.written[gb] != ppb || best.is_some_and(|(bv, _)| v >= bv) {
+                    continue;
+                }
+                if d.is_open(b) || d.under_erase.contains(&b) {
+                    continue;
+                }
+                best = Some((v, b));
+                if v == 0 {
+                    break; // none can have fewer
+                }
+            }
+            return best.map(|(_, b)| b);
+        }
         let mut best: Option<(f64, u32)> = None;
         for b in 0..self.g.blocks_per_pool {
             if d.is_open(b) || d.under_erase.contains(&b) {
