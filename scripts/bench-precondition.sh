@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Time steady-state preconditioning of an SSD (sequential fill, then two drive-writes of random overwrites with
 # greedy cleaning) in two iosched binaries, alternating runs so that both see the same machine, and print each
-# run and the ratio of the sums. The job writes only 4 MiB after the preconditioning, so the time is the
-# preconditioning's.
+# run and the ratio of the sums. After the preconditioning the job writes IO_SIZE of random 4 KiB writes over the
+# whole drive through the drive model: by default only 4 MiB, so that the time is the preconditioning's.
 #
-# Usage: scripts/bench-precondition.sh BASELINE_BINARY [BINARY] [RUNS] [DEVICE]
+# Usage: scripts/bench-precondition.sh BASELINE_BINARY [BINARY] [RUNS] [DEVICE] [IO_SIZE]
 #   BINARY  default target/release/iosched        RUNS  default 3
-#   DEVICE  default ssd:nvme,capacity_gib=64,op=0.07,precondition=steady
+#   DEVICE  default ssd:nvme,capacity_gib=64,op=0.07,precondition=steady        IO_SIZE  default 4m
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,10p' "$0" >&2; exit 2; }
 base=$1 new=${2:-target/release/iosched} runs=${3:-3}
-device=${4:-ssd:nvme,capacity_gib=64,op=0.07,precondition=steady}
+device=${4:-ssd:nvme,capacity_gib=64,op=0.07,precondition=steady} io_size=${5:-4m}
 for b in "$base" "$new"; do [ -x "$b" ] || { echo "error: $b is not an executable" >&2; exit 1; }; done
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-printf '[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nsize=4m\nnorandommap\n' >"$dir/job.fio"
+printf '[overwrite]\nrw=randwrite\nbs=4k\nioengine=libaio\niodepth=32\nsize=100%%\nio_size=%s\nnorandommap\n' \
+    "$io_size" >"$dir/job.fio"
 millis() {
     local s
     s=$(date +%s%N)
