@@ -46,7 +46,8 @@ pub fn kinds() -> Vec<Kind> {
         Kind {
             kind: "disksim",
             form: "disksim:FILE.parv[,key=value...]",
-            summary: "any drive DiskSim 4.0 describes, read from its .parv (and the .diskspecs, .model, .seek files)",
+            summary: "any drive DiskSim 4.0 describes, read from its .parv (and the .diskspecs, .model, .seek files); \
+                      a disksim_simpledisk (fixed access time) takes queue_depth only",
             presets: Vec::new(),
             keys: hdd_keys(),
         },

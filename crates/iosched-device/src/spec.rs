@@ -4,9 +4,11 @@
 //! `mqsim:FILE.xml[,Tag=value...]` (MQSim's device file, any of its tags set after the name).
 
 use crate::device::Device;
+use crate::disksim::build::Drive;
 use crate::hdd::disk::Hdd;
 use crate::hdd::params::{HddParams, Refinements};
 use crate::simple::{SimpleDevice, SimpleParams};
+use crate::simpledisk::{SimpleDisk, SimpleDiskParams};
 use iosched_core::suggest::did_you_mean;
 use iosched_core::units;
 use std::path::Path;
@@ -52,9 +54,16 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
             Ok((Box::new(Hdd::new(params)), Vec::new()))
         }
         ("disksim", Some(file)) => {
-            let mut built = crate::disksim::build::load(Path::new(file)).map_err(|e| err(e.to_string()))?;
-            apply_hdd_keys(&mut built.params, &pairs).map_err(err)?;
-            Ok((Box::new(Hdd::new(built.params)), built.warnings))
+            match crate::disksim::build::load_drive(Path::new(file)).map_err(|e| err(e.to_string()))? {
+                Drive::Disk(mut built) => {
+                    apply_hdd_keys(&mut built.params, &pairs).map_err(err)?;
+                    Ok((Box::new(Hdd::new(built.params)), built.warnings))
+                }
+                Drive::Simple(mut params, warnings) => {
+                    apply_simpledisk_keys(&mut params, &pairs).map_err(err)?;
+                    Ok((Box::new(SimpleDisk::new(params)), warnings))
+                }
+            }
         }
         ("hdd" | "disksim", None) => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
         ("ssd", Some(name)) => {
@@ -426,6 +435,24 @@ pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<
                     ));
                 }
                 on?;
+            }
+        }
+        params.name = format!("{},{key}={value}", params.name);
+    }
+    Ok(())
+}
+
+/// Set the keys of a `disksim:` spec whose file describes DiskSim's fixed-access-time disk: only `queue_depth`
+/// means anything there.
+pub fn apply_simpledisk_keys(params: &mut SimpleDiskParams, pairs: &[(&str, &str)]) -> Result<(), String> {
+    for &(key, value) in pairs {
+        match key {
+            "queue_depth" => params.queue_depth = queue_depth(value)?,
+            other => {
+                return Err(format!(
+                    "unknown key '{other}' for DiskSim's fixed-access-time disk (disksim_simpledisk): its only key \
+                     is queue_depth"
+                ))
             }
         }
         params.name = format!("{},{key}={value}", params.name);

@@ -92,10 +92,12 @@ fn text_samples(target: &str) -> Vec<&'static str> {
         ],
         "mqsim-workload" => vec![include_str!("../../iosched-workload/tests/data/mqsim-workload.xml")],
         // A start for when the shared data (and atlas10k.parv in it) is absent.
-        // ... and a whole drive in one file with a track-by-track (dm_layout_g4) layout.
+        // ... a whole drive in one file with a track-by-track (dm_layout_g4) layout, and DiskSim's
+        // fixed-access-time disk.
         "disksim-drive" => vec![
             "disksim_global Global {\n  Init Seed = 42,\n  Real Seed = 42,\n}\n\nsource atlas10k.diskspecs\n",
             G4_DRIVE,
+            SIMPLE_DISK,
         ],
         "cli" => crate::cli_target::STARTS.to_vec(),
         "hdd-preset" => vec![include_str!("../../iosched-device/presets/hdd/sata7200.toml")],
@@ -156,3 +158,12 @@ pub fn for_target(target: &str) -> Vec<Vec<u8>> {
     corpus.extend(data_files(target));
     corpus
 }
+
+/// DiskSim's fixed-access-time disk behind a bus, as valid/synthsimpledisk.parv describes one.
+const SIMPLE_DISK: &str = "disksim_bus BUS1 {\n  type = 1,\n  Arbitration type = 1,\n  Arbitration time = 0.0,\n  \
+                           Read block transfer time = 0.01,\n  Write block transfer time = 0.02,\n}\n\n\
+                           disksim_simpledisk SD0 {\n  Block count = 100000,\n  Access time = 9.5,\n  \
+                           Command overhead = 0.5,\n  Bus transaction latency = 0.1,\n  \
+                           Bulk sector transfer time = 0.0,\n  Never disconnect = 0,\n  Print stats = 1,\n  \
+                           Max queue length = 4,\n  Scheduler = disksim_ioqueue {\n    Scheduling policy = 1\n  }\n}\n\n\
+                           instantiate [ sd0 ] as SD0\ninstantiate [ bus1 ] as BUS1\n";

@@ -174,8 +174,13 @@ fn disksim_drive_target(input: &[u8]) {
     let dir = scratch("disksim", &files);
     let parv = dir.join("fuzz.parv");
     std::fs::write(&parv, input).expect("the input written");
-    match iosched_device::disksim::build::load(&parv) {
-        Ok(built) => run_briefly(Box::new(iosched_device::hdd::disk::Hdd::new(built.params))),
+    match iosched_device::disksim::build::load_drive(&parv) {
+        Ok(iosched_device::disksim::build::Drive::Disk(built)) => {
+            run_briefly(Box::new(iosched_device::hdd::disk::Hdd::new(built.params)))
+        }
+        Ok(iosched_device::disksim::build::Drive::Simple(params, _)) => {
+            run_briefly(Box::new(iosched_device::simpledisk::SimpleDisk::new(params)))
+        }
         Err(e) => {
             let text = e.to_string();
             assert!(

@@ -322,8 +322,17 @@ pub fn synthetic_runs(
     runs: u64,
     seed: u64,
 ) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
-    let largest = params.cache.segment_blocks.clamp(1, 256);
-    let blocks = params.layout.blocks();
+    synthetic_runs_within(params.layout.blocks(), params.cache.segment_blocks.clamp(1, 256), requests, runs, seed)
+}
+
+/// [`synthetic_runs`] for a drive of `blocks` blocks, no request larger than `largest` blocks.
+pub fn synthetic_runs_within(
+    blocks: u64,
+    largest: u64,
+    requests: usize,
+    runs: u64,
+    seed: u64,
+) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
     runs_of_seeds(runs, seed, |s| disksim_validate::synthetic(blocks, largest, requests, s))
 }
 

@@ -8,7 +8,11 @@
 //! fresh drive and a fresh DiskSim, every request issued when DiskSim issued it. Short traces, because DiskSim's
 //! rotational position drifts (its fixed-point angle loses up to 2^-24 of a turn at each sector event): tens of
 //! microseconds over a few thousand requests, which would blur a 0.05 ms comparison.
+//!
+//! DiskSim's fixed-access-time disk (synthsimpledisk.parv), which writes no per-request log, is held against
+//! the access-time statistics DiskSim prints.
 
+use iosched_core::request::Op;
 use iosched_device::disksim::build;
 use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::params::HddParams;
@@ -228,4 +232,155 @@ fn a_track_by_track_layout_places_every_sector_where_disksim_does() {
     let share = c.conformance.share_within();
     eprintln!("maxtor300g: {:.1} % of mixed requests within 0.05 ms of DiskSim", share * 100.0);
     assert!(share >= 0.90, "{:.1} % within 0.05 ms", share * 100.0);
+}
+
+/// What DiskSim printed for one of its iodriver statistics: average, standard deviation (of the population), maximum
+/// and, where it prints one, the cumulative distribution (bound, fraction) up to where it reaches 1.
+struct Printed {
+    average_ms: f64,
+    sd_ms: f64,
+    max_ms: f64,
+    cumulative: Vec<(f64, f64)>,
+}
+
+fn printed(outv: &str, statistic: &str) -> Printed {
+    let value = |what: &str| -> f64 {
+        let label = format!("IOdriver {statistic} {what}:");
+        let line = outv.lines().find(|l| l.starts_with(&label)).unwrap_or_else(|| panic!("no '{label}'"));
+        line[label.len()..].trim().parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+    };
+    let mut cumulative = Vec::new();
+    let heading = format!("IOdriver {statistic} distribution");
+    if let Some(start) = outv.lines().position(|l| l == heading) {
+        for line in outv.lines().skip(start + 1) {
+            let f: Vec<f64> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let [bound, _, _, fraction] = f[..] else { break };
+            cumulative.push((bound, fraction));
+            if fraction >= 1.0 {
+                break;
+            }
+        }
+    }
+    Printed { average_ms: value("average"), sd_ms: value("std.dev."), max_ms: value("maximum"), cumulative }
+}
+
+/// Run DiskSim in `folder` on `parv` (a file name there) with `args` after the output file; its output file's text.
+fn run_disksim(disksim: &std::path::Path, folder: &std::path::Path, parv: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(disksim)
+        .current_dir(folder)
+        .arg(parv)
+        .arg("run.outv")
+        .args(args)
+        .output()
+        .expect("DiskSim runs");
+    assert!(out.status.success(), "DiskSim on {parv}: {}", String::from_utf8_lossy(&out.stderr));
+    std::fs::read_to_string(folder.join("run.outv")).expect("DiskSim's output")
+}
+
+#[test]
+fn the_simple_disk_takes_disksims_times() {
+    // DiskSim's fixed-access-time disk (valid/synthsimpledisk.parv: 9.5 ms access, 0.5 ms command overhead) with
+    // its bus messages, transfer times and disconnect setting varied, on made-up traces of reads and writes of 1
+    // to 256 blocks with no, short and long think times, replayed closed loop as `iosched validate` replays them.
+    // Each request's time is a function of its direction and size only, so the average, spread, maximum and
+    // printed distribution of DiskSim's "IOdriver Physical access time" pin them all down.
+    let Some(disksim) = disksim() else { return };
+    let valid = iosched_test_data::peer("disksim/valid").expect("the peers hold DiskSim's valid folder");
+    let shipped = std::fs::read_to_string(valid.join("synthsimpledisk.parv")).expect("synthsimpledisk.parv");
+    let folder = iosched_test_data::scratch("simpledisk");
+    std::fs::copy(valid.join("statdefs"), folder.join("statdefs")).expect("statdefs copied");
+    // (bus transaction latency, bulk sector transfer time, never disconnect, buses' read and write block times)
+    let variants = [
+        ("0.0", "0.0", "0", "0.0", "0.0"),
+        ("0.1", "0.01", "0", "0.0", "0.0"),
+        ("0.1", "0.01", "1", "0.02", "0.03"),
+        ("0.25", "0.005", "0", "0.0", "0.012"),
+    ];
+    for (k, (latency, bulk, never_disconnect, bus_read, bus_write)) in variants.into_iter().enumerate() {
+        let (buses, disk) = shipped.split_at(shipped.find("disksim_simpledisk SD0").expect("the disk's block"));
+        let disk = disk
+            .replacen("Bus transaction latency =  0.0", &format!("Bus transaction latency =  {latency}"), 1)
+            .replacen("Bulk sector transfer time =  0.0", &format!("Bulk sector transfer time =  {bulk}"), 1)
+            .replacen("Never disconnect =  0", &format!("Never disconnect =  {never_disconnect}"), 1);
+        let buses = buses
+            .replace("Read block transfer time = 0.0", &format!("Read block transfer time = {bus_read}"))
+            .replace("Write block transfer time = 0.0", &format!("Write block transfer time = {bus_write}"));
+        let name = format!("variant{k}.parv");
+        let parv = folder.join(&name);
+        std::fs::write(&parv, buses + &disk).expect("variant written");
+        let records = iosched_workload::trace::disksim_validate::synthetic(100_000, 256, 300, 40 + k as u64);
+        let trace = format!("variant{k}.trace");
+        std::fs::write(folder.join(&trace), iosched_workload::trace::disksim_validate::format(&records))
+            .expect("trace written");
+        let theirs =
+            printed(&run_disksim(&disksim, &folder, &name, &["validate", &trace, "0"]), "Physical access time");
+
+        let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
+        let build::Drive::Simple(params, warnings) = build::build_drive(&file, &parv).unwrap_or_else(|e| panic!("{e}"))
+        else {
+            panic!("variant {k}: not a simple disk")
+        };
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let ours = iosched_sim::validate::replay(&mut iosched_device::simpledisk::SimpleDisk::new(params), &records);
+        let n = ours.len() as f64;
+        let mean = ours.iter().sum::<f64>() / n;
+        let sd = (ours.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / n).sqrt();
+        let max = ours.iter().copied().fold(0.0, f64::max);
+        // DiskSim prints six decimals.
+        let close = |a: f64, b: f64| (a - b).abs() <= 2e-6;
+        assert!(close(mean, theirs.average_ms), "variant {k}: average {mean} ms, DiskSim {}", theirs.average_ms);
+        assert!(close(sd, theirs.sd_ms), "variant {k}: spread {sd} ms, DiskSim {}", theirs.sd_ms);
+        assert!(close(max, theirs.max_ms), "variant {k}: maximum {max} ms, DiskSim {}", theirs.max_ms);
+        let (buckets, _) = AccessTimeBuckets::named_in(&file).unwrap_or_else(|e| panic!("{e}")).expect("statdefs");
+        let demerit =
+            iosched_sim::validate::demerit_of_printed(&buckets.simulated.printed_cumulative(&ours), &theirs.cumulative);
+        // Every time here is a whole number of microseconds, the bound between two buckets: DiskSim's sums of
+        // milliseconds land just under some bounds and count there, a bucket lower than ours. That moves the
+        // printed distributions apart by a bucket (1 % above 0.1 ms) at a few quantiles, never more.
+        assert!(demerit < 0.01, "variant {k}: demerit {demerit} ms between the distributions");
+    }
+
+    // The drive's own queue: with room for four, three reads arriving together are served one after the other,
+    // each later one's command overhead spent while the one before is served (DiskSim's ascii trace: arrival ms,
+    // device, block, blocks, 1 for a read); the fourth comes to an idle drive.
+    let parv = folder.join("queue.parv");
+    let queued = shipped.replacen("Max queue length =  1,", "Max queue length =  4,", 1).replacen(
+        "Bus transaction latency =  0.0",
+        "Bus transaction latency =  0.1",
+        1,
+    );
+    std::fs::write(&parv, queued).expect("written");
+    std::fs::write(
+        folder.join("queue.ascii"),
+        "0.0 0 1000 10 1\n0.0 0 5000 10 1\n0.0 0 9000 10 1\n100.0 0 2000 10 1\n",
+    )
+    .expect("written");
+    let theirs =
+        printed(&run_disksim(&disksim, &folder, "queue.parv", &["ascii", "queue.ascii", "0"]), "Response time");
+    let (device, _) = iosched_device::load_spec(&format!("disksim:{}", parv.display())).unwrap();
+    assert_eq!(device.queue_depth(), 4);
+    let mut disk = device;
+    let mut done = Vec::new();
+    let mut finished_ns = Vec::new();
+    let submit = |d: &mut Box<dyn iosched_device::Device>, at_ns: u64, tag: u32, block: u64| {
+        d.submit(at_ns, tag, &iosched_core::request::Request::new(tag as u64, Op::Read, block * 512, 10 * 512, 0));
+    };
+    for (tag, block) in [(0, 1000), (1, 5000), (2, 9000)] {
+        submit(&mut disk, 0, tag, block);
+    }
+    while let Some(t) = disk.next_event_ns() {
+        disk.advance(t, &mut done);
+        finished_ns.extend(done.drain(..).map(|_| t));
+    }
+    submit(&mut disk, 100_000_000, 3, 2000);
+    while let Some(t) = disk.next_event_ns() {
+        disk.advance(t, &mut done);
+        finished_ns.extend(done.drain(..).map(|_| t - 100_000_000));
+    }
+    let ms: Vec<f64> = finished_ns.iter().map(|&t| t as f64 / 1e6).collect();
+    let mean = ms.iter().sum::<f64>() / ms.len() as f64;
+    assert_eq!(ms.len(), 4);
+    assert!((mean - theirs.average_ms).abs() <= 2e-6, "response {ms:?} ms, DiskSim's average {}", theirs.average_ms);
+    let max = ms.iter().copied().fold(0.0, f64::max);
+    assert!((max - theirs.max_ms).abs() <= 2e-6, "response {ms:?} ms, DiskSim's maximum {}", theirs.max_ms);
 }

@@ -6,9 +6,11 @@
 
 use super::layout_g4;
 use super::params::{read_file, Block, Loc, ParamError, ParamFile, Value};
+use super::simpledisk;
 use crate::hdd::layout::{Layout, Mapping, Sparing, Zone};
 use crate::hdd::params::{CacheParams, ExtraDisconnect, HddParams, Overheads};
 use crate::hdd::seek::SeekCurve;
+use crate::simpledisk::SimpleDiskParams;
 use std::path::Path;
 
 /// The model and the warnings met while building it.
@@ -17,7 +19,7 @@ pub struct Built {
     pub warnings: Vec<String>,
 }
 
-const MS: f64 = 1e6;
+pub(super) const MS: f64 = 1e6;
 
 /// Keys of `disksim_disk` that the model reads.
 const DISK_KEYS: &[&str] = &[
@@ -149,11 +151,41 @@ pub fn load(parv: &Path) -> Result<Built, ParamError> {
     build(&file, parv)
 }
 
-fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamError> {
+/// The device a .parv file describes: a disk with a geometry, or DiskSim's fixed-access-time disk.
+// One is built per file read, and moved once: the size of the disk's variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+pub enum Drive {
+    Disk(Built),
+    /// A `disksim_simpledisk`, with the warnings met reading it.
+    Simple(SimpleDiskParams, Vec<String>),
+}
+
+/// Build the device a `.parv` file describes.
+pub fn load_drive(parv: &Path) -> Result<Drive, ParamError> {
+    let file = read_file(parv)?;
+    build_drive(&file, parv)
+}
+
+/// Build the device `file` (read from `parv`) describes.
+pub fn build_drive(file: &ParamFile, parv: &Path) -> Result<Drive, ParamError> {
+    match find_device(file, parv)? {
+        Found::Disk(_) => build(file, parv).map(Drive::Disk),
+        Found::Simple(b) => simpledisk::build(b, file, parv).map(|(p, w)| Drive::Simple(p, w)),
+    }
+}
+
+enum Found<'a> {
+    Disk(&'a Block),
+    Simple(&'a Block),
+}
+
+/// The disk a file instantiates (or, failing that, the first it defines); a `disksim_simpledisk` where it has no
+/// `disksim_disk`.
+fn find_device<'a>(file: &'a ParamFile, parv: &Path) -> Result<Found<'a>, ParamError> {
     for (_, type_name, loc) in &file.instances {
         if let Some(b) = file.block_named(type_name) {
             if b.type_name == "disksim_disk" {
-                return Ok(b);
+                return Ok(Found::Disk(b));
             }
         } else if !["Stats"].contains(&type_name.as_str())
             && file.blocks.iter().all(|b| b.name.as_deref() != Some(type_name))
@@ -162,28 +194,44 @@ fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamErr
         }
     }
     if let Some(b) = file.blocks.iter().find(|b| b.type_name == "disksim_disk") {
-        return Ok(b);
+        return Ok(Found::Disk(b));
     }
-    // DiskSim's other devices: say what they are rather than that nothing is there.
+    // DiskSim's other devices: the simple disk is modelled; the others are named rather than said to be absent.
     let instantiated = |b: &&Block| file.instances.iter().any(|(_, t, _)| b.name.as_deref() == Some(t.as_str()));
-    let other = |type_name: &str, what: &str| {
-        let of_type = || file.blocks.iter().filter(move |b| b.type_name == type_name);
-        of_type().find(instantiated).or_else(|| of_type().next()).map(|b| {
+    let of_type = |type_name: &'static str| {
+        let all = || file.blocks.iter().filter(move |b| b.type_name == type_name);
+        all().find(instantiated).or_else(|| all().next())
+    };
+    if let Some(b) = of_type("disksim_simpledisk") {
+        return Ok(Found::Simple(b));
+    }
+    let other = |type_name: &'static str, what: &str| {
+        of_type(type_name).map(|b| {
             err(&b.loc, format!("{}: {what} is not modelled; iosched simulates disksim_disk drives", b.display_name()))
         })
     };
-    Err(other(
-        "disksim_simpledisk",
-        "DiskSim's fixed-access-time disk (for a fixed latency, use --device simple,latency_us=...)",
-    )
-    .or_else(|| other("memsmodel_mems", "a MEMS storage device"))
-    .or_else(|| other("ssdmodel_ssd", "DiskSim's SSD extension (for flash, use --device ssd:... or mqsim:...)"))
-    .unwrap_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into())))
+    Err(other("memsmodel_mems", "a MEMS storage device")
+        .or_else(|| other("ssdmodel_ssd", "DiskSim's SSD extension (for flash, use --device ssd:... or mqsim:...)"))
+        .unwrap_or_else(|| err(&Loc::file(parv), "no disksim_disk block: expected a disk to simulate".into())))
+}
+
+fn find_disk<'a>(file: &'a ParamFile, parv: &Path) -> Result<&'a Block, ParamError> {
+    match find_device(file, parv)? {
+        Found::Disk(b) => Ok(b),
+        Found::Simple(b) => Err(err(
+            &b.loc,
+            format!(
+                "{}: DiskSim's fixed-access-time disk, where a disksim_disk (a drive with a geometry and a cache) is \
+                 needed here",
+                b.display_name()
+            ),
+        )),
+    }
 }
 
 /// The longest time a drive file may give (ms): 100 s, far above any real drive's, so that every product of times
 /// stays far from overflowing the simulator's ns clock.
-const MS_MAX: f64 = 100_000.0;
+pub(super) const MS_MAX: f64 = 100_000.0;
 
 /// The largest sector count (skews, offsets, water marks) a drive file may give.
 const SECTORS_MAX: f64 = 1e9;
@@ -301,19 +349,17 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
             None
         },
     };
-    // The disk's bulk transfer time, bounded below by the slowest instantiated bus on its path.
+    // The disk's bulk transfer time, bounded below by the slowest bus.
     let bulk_ms = disk.number_in_or("Bulk sector transfer time", 0.0, MS_MAX, "ms", 0.0)?;
-    let (mut bus_read_ms, mut bus_write_ms) = (bulk_ms, bulk_ms);
+    let (bus_read_ms, bus_write_ms) = slowest_bus_ms(file, bulk_ms)?;
     // Where the read time in force is set, for the warning below.
     let key_loc = |b: &Block, key: &str| b.get(key).map_or_else(|| b.loc.clone(), |v| v.loc.clone());
-    let mut bus_read_loc = key_loc(disk, "Bulk sector transfer time");
-    for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
-        let read_ms = b.number_in_or("Read block transfer time", 0.0, MS_MAX, "ms", 0.0)?;
-        if read_ms > bus_read_ms {
-            (bus_read_ms, bus_read_loc) = (read_ms, key_loc(b, "Read block transfer time"));
-        }
-        bus_write_ms = bus_write_ms.max(b.number_in_or("Write block transfer time", 0.0, MS_MAX, "ms", 0.0)?);
-    }
+    let bus_read_loc = file
+        .blocks
+        .iter()
+        .filter(|b| b.type_name == "disksim_bus")
+        .find(|b| bus_read_ms > bulk_ms && b.number("Read block transfer time").ok() == Some(bus_read_ms))
+        .map_or_else(|| key_loc(disk, "Bulk sector transfer time"), |b| key_loc(b, "Read block transfer time"));
     // The model paces a read's bus transfer block by block behind the media. That is DiskSim's behaviour only
     // while the bus is the slower of the two (as on the three validated drives shipped in ../shared/data); a
     // faster bus catches up with the media, and then DiskSim waits for the high water mark again (and, with
@@ -381,6 +427,17 @@ pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     })
 }
 
+/// A block's transfer time for reads and for writes (ms): the drive's own `bulk_ms`, or the slowest bus of the
+/// file where that is slower (a transfer takes the longest of the two ends' and the bus's block times).
+pub(super) fn slowest_bus_ms(file: &ParamFile, bulk_ms: f64) -> Result<(f64, f64), ParamError> {
+    let (mut read_ms, mut write_ms) = (bulk_ms, bulk_ms);
+    for b in file.blocks.iter().filter(|b| b.type_name == "disksim_bus") {
+        read_ms = read_ms.max(b.number_in_or("Read block transfer time", 0.0, MS_MAX, "ms", 0.0)?);
+        write_ms = write_ms.max(b.number_in_or("Write block transfer time", 0.0, MS_MAX, "ms", 0.0)?);
+    }
+    Ok((read_ms, write_ms))
+}
+
 /// DiskSim's request scheduling algorithms (disksim_ioqueue.h), numbered from 1.
 const SCHEDULING_POLICIES: &[&str] = &[
     "FCFS",
@@ -425,7 +482,7 @@ const DRIVE_QUEUE_KEYS_NOT_MODELLED: &[(&str, f64)] = &[
 
 /// The model serves the drive's own queue first come, first served (every drive DiskSim was validated on has a
 /// queue of one request, or FCFS). A drive file whose queue holds more and is reordered says so.
-fn warn_drive_queue(disk: &Block, queue_depth: u32, warnings: &mut Vec<String>) -> Result<(), ParamError> {
+pub(super) fn warn_drive_queue(disk: &Block, queue_depth: u32, warnings: &mut Vec<String>) -> Result<(), ParamError> {
     if disk.get("Scheduler").is_none() {
         return Ok(());
     }

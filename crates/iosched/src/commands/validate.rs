@@ -6,11 +6,13 @@
 
 use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
-use iosched_device::disksim::build::{self, Built};
+use iosched_device::disksim::build::{self, Built, Drive};
 use iosched_device::disksim::params::read_file;
 use iosched_device::hdd::disk::Hdd;
 use iosched_device::hdd::params::HddParams;
-use iosched_device::spec::{apply_hdd_keys, split_keys};
+use iosched_device::simpledisk::{SimpleDisk, SimpleDiskParams};
+use iosched_device::spec::{apply_hdd_keys, apply_simpledisk_keys, split_keys};
+use iosched_device::Device;
 use iosched_report::table::wrap;
 use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{
@@ -26,8 +28,17 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let (parv, keys) = split_keys(&args.disksim).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
     let parv = Path::new(parv);
     let file = read_file(parv).map_err(bad)?;
-    let Built { mut params, mut warnings } = build::build(&file, parv).map_err(bad)?;
-    apply_hdd_keys(&mut params, &keys).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
+    let keys_error = |e: String| bad(format!("--disksim {}: {e}", args.disksim));
+    let (model, mut warnings) = match build::build_drive(&file, parv).map_err(bad)? {
+        Drive::Disk(Built { mut params, warnings }) => {
+            apply_hdd_keys(&mut params, &keys).map_err(keys_error)?;
+            (Model::Disk(params), warnings)
+        }
+        Drive::Simple(mut params, warnings) => {
+            apply_simpledisk_keys(&mut params, &keys).map_err(keys_error)?;
+            (Model::Simple(params), warnings)
+        }
+    };
     let (buckets, statdefs_file) = match AccessTimeBuckets::named_in(&file).map_err(bad)? {
         Some((buckets, path)) => (buckets, Some(path)),
         None => {
@@ -45,13 +56,13 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     if let Some(j) = args.jitter_us.filter(|j| !(j.is_finite() && *j > 0.0)) {
         return Err(bad(format!("--jitter-us {j}: expected a positive number of microseconds")));
     }
-    let blocks = params.layout.blocks();
+    let blocks = model.blocks();
     // A trace is replayed as it is read (the first pass); made-up traces once made.
     let mut first_pass = None;
     // The requests, and where each run of them starts and ends: every run is replayed on a fresh drive.
     let (records, runs, trace_name) = match (&args.trace, args.synthetic) {
         (Some(trace), _) => {
-            let (records, pass) = read_and_replay(trace, &params)?;
+            let (records, pass) = read_and_replay(trace, &model)?;
             first_pass = Some(pass);
             let n = records.len();
             (records, std::iter::once(0..n).collect::<Vec<_>>(), trace.display().to_string())
@@ -62,15 +73,23 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 k => format!("{k} runs, seeds {}-{}", args.seed, args.seed + k - 1),
             };
             if args.large_reads {
+                let Model::Disk(params) = &model else {
+                    return Err(bad(format!(
+                        "--large-reads: reads larger than the drive's cache segment, and {} has no cache (it is \
+                         DiskSim's fixed-access-time disk)",
+                        parv.display()
+                    )));
+                };
                 let (records, runs) =
-                    disksim_oracle::synthetic_large_read_runs(&params, n as usize, args.runs, args.seed);
+                    disksim_oracle::synthetic_large_read_runs(params, n as usize, args.runs, args.seed);
                 let segment = params.cache.segment_blocks;
                 let name =
                     format!("synthetic, {seeds}, reads of up to 8 segments of {segment} blocks (no measured times)");
                 (records, runs, name)
             } else {
-                let (records, runs) = disksim_oracle::synthetic_runs(&params, n as usize, args.runs, args.seed);
-                let largest = params.cache.segment_blocks.clamp(1, 256);
+                let largest = model.largest_synthetic_request_blocks();
+                let (records, runs) =
+                    disksim_oracle::synthetic_runs_within(blocks, largest, n as usize, args.runs, args.seed);
                 (records, runs, format!("synthetic, {seeds}, requests of up to {largest} blocks (no measured times)"))
             }
         }
@@ -78,7 +97,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     };
     // Each run on a fresh drive, its times from zero.
     let replay_runs = |records: &[ValidateRecord]| -> Vec<f64> {
-        runs.iter().flat_map(|r| replay(&mut Hdd::new(params.clone()), &records[r.clone()])).collect()
+        runs.iter().flat_map(|r| replay(&mut *model.fresh(), &records[r.clone()])).collect()
     };
     if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block.saturating_add(r.blocks) > blocks) {
         return Err(bad(format!(
@@ -107,7 +126,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             let first: Vec<f64> = runs
                 .iter()
                 .flat_map(|r| {
-                    let (ms, s) = replay_with_services(&mut Hdd::new(params.clone()), &records[r.clone()]);
+                    let (ms, s) = replay_with_services(&mut *model.fresh(), &records[r.clone()]);
                     services.extend(s);
                     ms
                 })
@@ -128,7 +147,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     // DiskSim on the same drive and requests, when asked.
     let oracle = match &args.against_disksim {
         Some(bin) => {
-            let c = disksim_oracle::compare(bin, parv, &params, &records, &runs, &buckets, args.tolerance_ms)
+            let Model::Disk(params) = &model else {
+                return Err(bad(format!(
+                    "--against-disksim: DiskSim logs each request's times (log_sim_results.csv) only for a \
+                     disksim_disk, and {} is its fixed-access-time disk; compare its printed 'IOdriver Physical \
+                     access time' instead",
+                    parv.display()
+                )));
+            };
+            let c = disksim_oracle::compare(bin, parv, params, &records, &runs, &buckets, args.tolerance_ms)
                 .map_err(|e| CliError::Failed(format!("DiskSim: {e}")))?;
             for f in &c.failures {
                 eprintln!("iosched: warning: {f}; comparing the requests it served");
@@ -179,7 +206,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     if args.json {
         let mut value = json!({
             "drive": args.disksim,
-            "refinements": params.refinements.enabled(),
+            "refinements": model.refinements(),
             "trace": trace_name,
             "rms_ms": rms,
             "rms_exact_ms": v.rms_exact_ms,
@@ -231,13 +258,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         // Lines that can be long (paths, the list of refinements) wrap under their value at 100 columns.
         let field = |label: &str, text: &str| out!("{}", wrap(text, &format!("{label:<11}"), &" ".repeat(11)));
         field("drive", &args.disksim);
-        let on = params.refinements.enabled();
+        let on = model.refinements();
         field(
             "model",
-            &if on.is_empty() {
-                "as DiskSim's code (no refinement)".to_string()
-            } else {
-                format!("refinements {} (conform=disksim for none)", on.join(", "))
+            &match &model {
+                Model::Simple(_) => {
+                    "DiskSim's fixed-access-time disk (disksim_simpledisk), timed as its code times it".to_string()
+                }
+                Model::Disk(_) if on.is_empty() => "as DiskSim's code (no refinement)".to_string(),
+                Model::Disk(_) => format!("refinements {} (conform=disksim for none)", on.join(", ")),
             },
         );
         field("trace", &format!("{} ({} requests)", trace_name, records.len()));
@@ -285,13 +314,13 @@ type FirstPass = (Vec<f64>, Vec<&'static str>, f64);
 /// Read a validate trace and replay it on a fresh drive as it is read: a thread reads and parses chunks of it
 /// while this one replays them, so that a trace of millions of requests costs little more than its reading.
 /// Requests past the drive's end are an error naming their line.
-fn read_and_replay(trace: &Path, params: &HddParams) -> Result<(Vec<ValidateRecord>, FirstPass), CliError> {
-    let blocks = params.layout.blocks();
+fn read_and_replay(trace: &Path, model: &Model) -> Result<(Vec<ValidateRecord>, FirstPass), CliError> {
+    let blocks = model.blocks();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<ValidateRecord>>(4);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || disksim_validate::read_in_chunks(trace, 1 << 16, |c| tx.send(c).is_ok()));
-        let mut disk = Hdd::new(params.clone());
-        let mut replayer = Replayer::new(&mut disk);
+        let mut disk = model.fresh();
+        let mut replayer = Replayer::new(&mut *disk);
         let (mut records, mut simulated, mut services) = (Vec::new(), Vec::new(), Vec::new());
         let mut busy_s = 0.0;
         let mut past_end = None;
@@ -319,6 +348,46 @@ fn read_and_replay(trace: &Path, params: &HddParams) -> Result<(Vec<ValidateReco
         }
         Ok((records, (simulated, services, busy_s)))
     })
+}
+
+/// The drive a `--disksim` file describes, replayed on a fresh copy for every run.
+// One per command: the size of the disk's variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
+enum Model {
+    Disk(HddParams),
+    Simple(SimpleDiskParams),
+}
+
+impl Model {
+    fn fresh(&self) -> Box<dyn Device> {
+        match self {
+            Model::Disk(p) => Box::new(Hdd::new(p.clone())),
+            Model::Simple(p) => Box::new(SimpleDisk::new(p.clone())),
+        }
+    }
+
+    fn blocks(&self) -> u64 {
+        match self {
+            Model::Disk(p) => p.layout.blocks(),
+            Model::Simple(p) => p.blocks,
+        }
+    }
+
+    /// The largest request of `--synthetic`: a cache segment (DiskSim fails assertions on some larger writes),
+    /// at most 256 blocks.
+    fn largest_synthetic_request_blocks(&self) -> u64 {
+        match self {
+            Model::Disk(p) => p.cache.segment_blocks.clamp(1, 256),
+            Model::Simple(_) => 256,
+        }
+    }
+
+    fn refinements(&self) -> Vec<&'static str> {
+        match self {
+            Model::Disk(p) => p.refinements.enabled(),
+            Model::Simple(_) => Vec::new(),
+        }
+    }
 }
 
 /// The error against the measured times per kind of request: where a drive model is weak.
