@@ -255,6 +255,24 @@ fn every_drive_file_disksim_reads_iosched_reads() {
         }
     }
     assert!(disks >= 21, "only {disks} disk files in {}", valid.display());
+    // A file of several disks is simulated as one drive, and says so (with what organises them).
+    let several = |name: &str| -> Vec<String> {
+        let built = build::load(&valid.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        built.warnings.into_iter().filter(|w| w.contains("the file instantiates")).collect()
+    };
+    let raid = several("synthraid5.parv");
+    assert!(
+        raid.len() == 1
+            && raid[0].contains("synthraid5.parv:114: the file instantiates 9 disks")
+            && raid[0].contains("Striped, Parity_rotated")
+            && raid[0].contains("simulates one drive, disksim_disk HP_C3323A"),
+        "{raid:?}"
+    );
+    let three = several("3disks.parv");
+    assert!(three.len() == 1 && three[0].contains("instantiates 3 disks;"), "{three:?}");
+    assert!(several("ascii.parv")[0].contains("instantiates 18 disks;"));
+    assert!(several("synthcachedev.parv")[0].contains("instantiates 2 disks;"));
+    assert!(several("cheetah9LP.parv").is_empty());
     assert_eq!(simple_disks, 1, "synthsimpledisk.parv");
     let built = build::load(&valid.join("hp_c2490a.parv")).unwrap();
     assert!(

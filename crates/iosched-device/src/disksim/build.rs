@@ -170,8 +170,65 @@ pub fn load_drive(parv: &Path) -> Result<Drive, ParamError> {
 pub fn build_drive(file: &ParamFile, parv: &Path) -> Result<Drive, ParamError> {
     match find_device(file, parv)? {
         Found::Disk(_) => build(file, parv).map(Drive::Disk),
-        Found::Simple(b) => simpledisk::build(b, file, parv).map(|(p, w)| Drive::Simple(p, w)),
+        Found::Simple(b) => simpledisk::build(b, file, parv).map(|(p, mut w)| {
+            w.extend(several_devices_warning(file, b));
+            Drive::Simple(p, w)
+        }),
     }
+}
+
+/// How many devices an `instantiate` line's names make: `[ disk0 .. disk8 ]` is nine, `[ disk, cache_disk ]` two.
+fn instance_count(names: &[String]) -> u64 {
+    let number = |name: &str| -> Option<u64> {
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        name[name.len() - digits..].parse().ok()
+    };
+    let mut count = 0u64;
+    let mut i = 0;
+    while i < names.len() {
+        if names[i] == ".." && i > 0 && i + 1 < names.len() {
+            // The range's first name is counted already.
+            if let (Some(a), Some(b)) = (number(&names[i - 1]), number(&names[i + 1])) {
+                count += b.saturating_sub(a);
+            }
+            i += 2;
+            continue;
+        }
+        count += 1;
+        i += 1;
+    }
+    count
+}
+
+/// A file that instantiates several disks (DiskSim's arrays, a disk with a cache disk, three different drives)
+/// is simulated as one drive, `chosen`: say so, with the logical organisation that is left out.
+fn several_devices_warning(file: &ParamFile, chosen: &Block) -> Option<String> {
+    let is_device = |t: &str| {
+        file.block_named(t).is_some_and(|b| matches!(b.type_name.as_str(), "disksim_disk" | "disksim_simpledisk"))
+    };
+    let lines: Vec<&(Vec<String>, String, Loc)> = file.instances.iter().filter(|(_, t, _)| is_device(t)).collect();
+    let devices: u64 = lines.iter().map(|(names, _, _)| instance_count(names)).sum();
+    if devices <= 1 {
+        return None;
+    }
+    let loc = &lines[0].2;
+    let organised = file
+        .blocks
+        .iter()
+        .filter(|b| b.type_name == "disksim_logorg")
+        .filter_map(|b| {
+            let word = |key: &str| b.word(key).ok().map(|(w, _)| w.to_string());
+            let (scheme, redundancy) = (word("Distribution scheme")?, word("Redundancy scheme")?);
+            (scheme != "Asis" || redundancy != "Noredun")
+                .then(|| format!(" and organises them ({}: {scheme}, {redundancy})", b.display_name()))
+        })
+        .next()
+        .unwrap_or_default();
+    Some(format!(
+        "{loc}: the file instantiates {devices} disks{organised}; iosched simulates one drive, {} (for several disks \
+         joined end to end, use volume:N:disksim:FILE)",
+        chosen.display_name()
+    ))
 }
 
 enum Found<'a> {
@@ -239,6 +296,7 @@ const SECTORS_MAX: f64 = 1e9;
 pub fn build(file: &ParamFile, parv: &Path) -> Result<Built, ParamError> {
     let mut warnings = Vec::new();
     let disk = find_disk(file, parv)?;
+    warnings.extend(several_devices_warning(file, disk));
     warn_unknown(disk, DISK_KEYS, &mut warnings);
     let model = disk.typed_block("Model", "dm_disk")?;
     warn_unknown(model, MODEL_KEYS, &mut warnings);
