@@ -7,6 +7,8 @@ const JOB_FILES: &[&str] = &[
     "[r]\nrw=randrw:4\nrwmixread=70\nbssplit=4k/50:64k/30:128k\nrandom_distribution=zoned:60/10:40/90\nrate_iops=500\nrate_process=poisson\nruntime=1\ntime_based\n",
     "[l]\nrw=randread\nlatency_target=2ms\nlatency_window=10ms\nlatency_percentile=99\niodepth=32\nioengine=io_uring\n",
     "[t]\nrw=trimwrite\nbsrange=4k-64k\nthinktime=100\nthinktime_blocks=4\nnrfiles=3\nfilesize=1m\nloops=2\nfsync=4\nend_fsync=1\n",
+    "[f]\nrw=randwrite\nnrfiles=5\nfilesize=256k\nfile_service_type=random:3\nfsync_on_close=1\n[g]\nrw=read\nnrfiles=4\n\
+     size=1m\nfile_service_type=zipf:1.2\n",
     "[z]\nrw=randread\nrandom_distribution=zipf:1.1\nnumjobs=3\noffset_increment=10%\nsize=5%\nramp_time=1ms\ngroup_reporting\ncmdprio_percentage=20\n",
     "[b]\nrw=read:-8k\nbs=4k\nsize=1m\nexitall\nexit_what=all\ngtod_reduce=1\nverify=0\nioengine=io_uring_cmd\ncmd_type=nvme\n[c]\nrw=write\nrate_cycle=100\nss=bw_slope:2%\nss_dur=3\nss_ramp=1\nwrite_hist_log=h\nlog_hist_msec=10\nflow=2\nflow_id=1\nflow_sleep=100\n",
     "[v]\nrw=randwrite\nbs=4k\nsize=1m\nverify=crc32c\nverify_backlog=16\nverify_backlog_batch=4\nnorandommap\nloops=2\n\

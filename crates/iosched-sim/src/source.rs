@@ -9,7 +9,8 @@
 //!   - rate and rate_iops hold each direction to its rate, with evenly spaced issues (linear) or exponential
 //!     gaps (poisson); rate_min / rate_iops_min fail the job when a ratecycle falls short;
 //!   - thinktime: after every thinktime_blocks issues, the job waits for its I/O to complete, then pauses;
-//!   - a flush after every fsync / fdatasync writes and at the end with end_fsync;
+//!   - a flush after every fsync / fdatasync writes and at the end with end_fsync (or fsync_on_close, if it
+//!     writes);
 //!   - latency_target: fio's search for the deepest queue that keeps latency_percentile of a latency_window's
 //!     I/Os under the target (start at depth 1, double while it holds, bisect once it fails, then one final
 //!     window at the depth found, whose I/Os are the reported ones);
@@ -389,7 +390,7 @@ impl JobProcess {
     }
 
     fn end_flush_done(&self) -> bool {
-        !self.job.end_fsync || self.end_flush_issued
+        !self.job.flushes_at_end() || self.end_flush_issued
     }
 
     /// Whether the job may issue more data (its limit and runtime allow it) at `now_ns`.
@@ -635,7 +636,7 @@ impl JobProcess {
             }
             if !self.more_data(now_ns) {
                 self.held = None;
-                if self.job.end_fsync && !self.end_flush_issued && self.in_flight == 0 && self.write_back == 0 {
+                if self.job.flushes_at_end() && !self.end_flush_issued && self.in_flight == 0 && self.write_back == 0 {
                     self.end_flush_issued = true;
                     let issue = self.issue(Op::Flush, 0, 0);
                     out.push(issue);

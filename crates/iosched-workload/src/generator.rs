@@ -2,8 +2,8 @@
 //!
 //! - Direction: fixed, or read with probability rwmixread.
 //! - Size: fixed (bs), a multiple of the minimum in a range (bsrange), or picked by share (bssplit).
-//! - Offset: the region is split into `nrfiles` equal files served round robin, as fio's default
-//!   file_service_type does. Sequential I/O keeps one cursor per file and direction that wraps at the file's
+//! - Offset: the region is split into `nrfiles` equal files, each I/O going to the file file_service_type picks
+//!   (round robin by default, as fio's). Sequential I/O keeps one cursor per file and direction that wraps at the file's
 //!   end, skipping the rw `:N` suffix's bytes after each I/O. Random I/O (with percentage_random's share) picks a
 //!   block-aligned offset in the file by random_distribution and moves the cursor after it (fio's last_pos); with
 //!   a `:N` suffix, N I/Os share each random pick (the next blocks for rw_sequencer=sequential, the same block
@@ -15,7 +15,7 @@
 //!   unless norandommap; skewed distributions draw with replacement, as fio's do.
 //! - sprandom (fio's preconditioning) gives the writes' blocks itself (see [`crate::sprandom`]) and ends the job.
 
-use crate::job::{BlockSizes, Distribution, JobSpec, RwMode};
+use crate::job::{BlockSizes, Distribution, FileService, JobSpec, RwMode};
 use crate::mqsim_random::MqsimFlowDraws;
 use crate::random_map::RandomMap;
 use crate::sprandom::SpRandom;
@@ -88,7 +88,11 @@ fn mix64(mut x: u64) -> u64 {
 
 impl BlockPicker {
     fn new(job: &JobSpec, blocks: u64, rng: &mut SimRng) -> BlockPicker {
-        match &job.distribution {
+        BlockPicker::of(&job.distribution, job.random_sequence_stride, blocks, rng)
+    }
+
+    fn of(distribution: &Distribution, sequence_stride: bool, blocks: u64, rng: &mut SimRng) -> BlockPicker {
+        match distribution {
             Distribution::Uniform => BlockPicker::Uniform,
             Distribution::Zipf { theta } => BlockPicker::Zipf {
                 theta: *theta,
@@ -113,7 +117,7 @@ impl BlockPicker {
                 BlockPicker::Zoned(out)
             }
             Distribution::Sequence(blocks) => {
-                BlockPicker::Sequence { blocks: blocks.clone(), stride: job.random_sequence_stride, issued: 0 }
+                BlockPicker::Sequence { blocks: blocks.clone(), stride: sequence_stride, issued: 0 }
             }
         }
     }
@@ -186,7 +190,7 @@ pub struct IoGenerator {
     region_start_bytes: u64,
     file_len_bytes: u64,
     files: u32,
-    next_file: u32,
+    file_choice: FileChoice,
     /// Per file, per direction: the next sequential offset relative to the file.
     cursors_bytes: Vec<[u64; 3]>,
     pickers: [BlockPicker; 3],
@@ -221,6 +225,67 @@ struct Strided {
     skip: u64,
     start: u64,
     transferred: u64,
+}
+
+/// Which file the next I/O goes to (fio's get_next_file): the file in use keeps the I/Os until its pick is spent
+/// (`per_pick` I/Os) or, for `sequential`, until it has had as many bytes as it holds.
+#[derive(Clone, Debug)]
+struct FileChoice {
+    how: FileHow,
+    current: u32,
+    /// I/Os left to the current pick (round robin and random), or bytes issued in the current file (sequential).
+    left: u64,
+    started: bool,
+}
+
+#[derive(Clone, Debug)]
+enum FileHow {
+    RoundRobin(u32),
+    Random(u32),
+    Sequential,
+    Skewed(BlockPicker),
+}
+
+impl FileChoice {
+    fn new(service: &FileService, files: u32, rng: &mut SimRng) -> FileChoice {
+        let how = match service {
+            FileService::RoundRobin { per_pick } => FileHow::RoundRobin((*per_pick).max(1)),
+            FileService::Random { per_pick } => FileHow::Random((*per_pick).max(1)),
+            FileService::Sequential => FileHow::Sequential,
+            // One job's files are few: no random map, so a skewed draw can repeat a file.
+            FileService::Skewed(d) => FileHow::Skewed(BlockPicker::of(d, false, files as u64, rng)),
+        };
+        FileChoice { how, current: 0, left: 0, started: false }
+    }
+
+    /// The file of an I/O of `len_bytes`, in a job of `files` files of `file_len_bytes` each.
+    fn next(&mut self, files: u32, file_len_bytes: u64, len_bytes: u64, rng: &mut SimRng) -> u32 {
+        if files <= 1 {
+            return 0;
+        }
+        match &mut self.how {
+            FileHow::RoundRobin(_) | FileHow::Random(_) if self.started && self.left > 0 => self.left -= 1,
+            FileHow::RoundRobin(per_pick) => {
+                // The first pick is the first file, as fio's.
+                self.current = if self.started { (self.current + 1) % files } else { 0 };
+                self.left = *per_pick as u64 - 1;
+            }
+            FileHow::Random(per_pick) => {
+                self.current = rng.below(files as u64) as u32;
+                self.left = *per_pick as u64 - 1;
+            }
+            FileHow::Sequential => {
+                if self.started && self.left >= file_len_bytes {
+                    self.current = (self.current + 1) % files;
+                    self.left = 0;
+                }
+                self.left += len_bytes;
+            }
+            FileHow::Skewed(picker) => self.current = picker.pick(files as u64, rng) as u32,
+        }
+        self.started = true;
+        self.current
+    }
 }
 
 impl IoGenerator {
@@ -258,7 +323,7 @@ impl IoGenerator {
             region_start_bytes,
             file_len_bytes,
             files,
-            next_file: 0,
+            file_choice: FileChoice::new(&job.file_service, files, rng),
             cursors_bytes: vec![[0; 3]; files as usize],
             pickers,
             run_left: [0; 3],
@@ -419,8 +484,7 @@ impl IoGenerator {
         let dir = op.index();
         let (lo, hi) = self.window();
         let mut len_bytes = self.next_len(dir, rng).min(hi - lo);
-        let file = self.next_file;
-        self.next_file = if self.next_file + 1 == self.files { 0 } else { self.next_file + 1 };
+        let file = self.file_choice.next(self.files, self.file_len_bytes, len_bytes, rng);
         let random = self.random_percent >= 100 || (self.random_percent > 0 && rng.percent(self.random_percent));
         let relative = if random {
             let align = self.align_bytes[dir].max(1);
@@ -564,6 +628,37 @@ mod tests {
         let (mut g, mut rng) = generator(&job, 0, 1 << 20);
         let offs: Vec<u64> = (0..4).map(|_| g.next(&mut rng).offset_bytes).collect();
         assert_eq!(offs, vec![0, 512 << 10, 4096, (512 << 10) + 4096]);
+    }
+
+    #[test]
+    fn file_service_type_picks_the_file_as_fio_does() {
+        // Four files of 64 KiB (a region of 256 KiB), 4 KiB I/Os.
+        let file_of = |service: FileService, n: usize| -> Vec<u64> {
+            let job = JobSpec { nrfiles: 4, file_service: service, ..JobSpec::default() };
+            let (mut g, mut rng) = generator(&job, 0, 256 << 10);
+            (0..n).map(|_| g.next(&mut rng).offset_bytes / (64 << 10)).collect()
+        };
+        // fio's default, and with a count: the next file after every N I/Os.
+        assert_eq!(file_of(FileService::default(), 6), vec![0, 1, 2, 3, 0, 1]);
+        assert_eq!(file_of(FileService::RoundRobin { per_pick: 2 }, 9), vec![0, 0, 1, 1, 2, 2, 3, 3, 0]);
+        // sequential: each file through (16 I/Os of 4 KiB) before the next, and round again.
+        let seq = file_of(FileService::Sequential, 80);
+        assert!(seq[..16].iter().all(|f| *f == 0) && seq[16..32].iter().all(|f| *f == 1), "{seq:?}");
+        assert!(seq[48..64].iter().all(|f| *f == 3) && seq[64..].iter().all(|f| *f == 0), "{seq:?}");
+        // random:4: runs of four I/Os in one file, the files drawn evenly.
+        let random = file_of(FileService::Random { per_pick: 4 }, 40_000);
+        assert!(random.chunks(4).all(|run| run.iter().all(|f| *f == run[0])));
+        let mut counts = [0u32; 4];
+        random.iter().for_each(|f| counts[*f as usize] += 1);
+        assert!(counts.iter().all(|c| (9_000..11_000).contains(c)), "{counts:?}");
+        let changes = random.chunks(4).zip(random.chunks(4).skip(1)).filter(|(a, b)| a[0] != b[0]).count();
+        assert!((7_000..8_000).contains(&changes), "{changes} of 9,999 picks change file (3 in 4 should)");
+        // zipf: one hot file takes most I/Os.
+        let zipf = file_of(FileService::Skewed(Distribution::Zipf { theta: 1.1 }), 10_000);
+        let mut counts = [0u32; 4];
+        zipf.iter().for_each(|f| counts[*f as usize] += 1);
+        counts.sort_unstable();
+        assert!(counts[3] > 4_500 && counts[0] < 1_500, "{counts:?}");
     }
 
     #[test]

@@ -118,6 +118,25 @@ impl BlockSizes {
     }
 }
 
+/// How a job of several files picks the file of its next I/O: fio's file_service_type (io_u.c's get_next_file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileService {
+    /// The next file in turn after every `per_pick` I/Os (`roundrobin[:N]`, fio's default with N = 1).
+    RoundRobin { per_pick: u32 },
+    /// A file drawn uniformly for every `per_pick` I/Os (`random[:N]`).
+    Random { per_pick: u32 },
+    /// Each file through (as many bytes as it holds) before the next (`sequential`).
+    Sequential,
+    /// A file drawn for every I/O by a skewed distribution (`zipf[:theta]`, `pareto[:h]`, `normal[:dev]`).
+    Skewed(Distribution),
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService::RoundRobin { per_pick: 1 }
+    }
+}
+
 /// fio's random_distribution: which blocks random I/O picks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Distribution {
@@ -235,9 +254,11 @@ pub struct JobSpec {
     pub offset: SizeSpec,
     /// Clone k starts at offset + k x this.
     pub offset_increment: SizeSpec,
-    /// Each file's size; the region is split into `nrfiles` files served round robin.
+    /// Each file's size; the region is split into `nrfiles` files, served as `file_service` says.
     pub filesize: Option<SizeSpec>,
     pub nrfiles: u32,
+    /// Which file each I/O goes to (file_service_type).
+    pub file_service: FileService,
     pub io_limit: IoLimit,
     /// Passes over the region (loops).
     pub loops: u32,
@@ -266,6 +287,10 @@ pub struct JobSpec {
     pub fsync_every_writes: u32,
     /// Issue a flush when the job ends.
     pub end_fsync: bool,
+    /// Issue a flush as the job closes its files, when it writes (fsync_on_close: fio fsyncs a dirty file as it
+    /// closes it). The files close when the job ends (loops above 1 are refused with it); a job of several files
+    /// flushes once, as a flush of the device covers them all.
+    pub fsync_on_close: bool,
     pub startdelay_ns: u64,
     /// rate, per direction, bytes per second (0: unlimited).
     pub rate_bytes_per_s: [u64; 3],
@@ -402,6 +427,7 @@ impl Default for JobSpec {
             offset_increment: SizeSpec::Bytes(0),
             filesize: None,
             nrfiles: 1,
+            file_service: FileService::default(),
             io_limit: IoLimit::Region,
             loops: 1,
             iodepth: 1,
@@ -419,6 +445,7 @@ impl Default for JobSpec {
             numjobs: 1,
             fsync_every_writes: 0,
             end_fsync: false,
+            fsync_on_close: false,
             startdelay_ns: 0,
             rate_bytes_per_s: [0; 3],
             rate_iops: [0; 3],
@@ -510,6 +537,12 @@ impl JobSpec {
             && self.distribution == Distribution::Uniform
             && aligned_to_size
             && !self.zone_strided
+    }
+
+    /// Whether the job ends with a flush: end_fsync, or fsync_on_close where it writes.
+    pub fn flushes_at_end(&self) -> bool {
+        self.end_fsync
+            || (self.fsync_on_close && matches!(self.rw, RwMode::Write | RwMode::ReadWrite | RwMode::TrimWrite))
     }
 
     /// Whether a write of this job is write-back: the job does not wait for it.

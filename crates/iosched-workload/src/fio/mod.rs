@@ -18,8 +18,8 @@ pub use catalogue::{ACCEPTED_WITHOUT_EFFECT, REFUSED, SUPPORTED};
 use catalogue::{ASYNC_ENGINES, NON_BLOCK_ENGINES, NON_BLOCK_OPTIONS, SYNC_ENGINES, VERIFY_METHODS};
 
 use crate::job::{
-    BlockSizes, CmdprioSplit, Distribution, Engine, ExitWhat, IoLimit, JobSpec, LatencyTarget, Location, RateProcess,
-    RwMode, SgWriteMode, SizeSpec, SteadyStateCriterion, SteppedDepth, WrittenOption,
+    BlockSizes, CmdprioSplit, Distribution, Engine, ExitWhat, FileService, IoLimit, JobSpec, LatencyTarget, Location,
+    RateProcess, RwMode, SgWriteMode, SizeSpec, SteadyStateCriterion, SteppedDepth, WrittenOption,
 };
 use iosched_core::request::{IoClass, LEVEL_MAX};
 use std::path::Path;
@@ -329,6 +329,51 @@ fn parse_steadystate(v: &str) -> Result<SteadyStateCriterion, String> {
     Ok(SteadyStateCriterion { bandwidth, slope, limit, percent })
 }
 
+/// fio's file_service_type (options.c's str_fst_cb): `roundrobin`, `random` or `sequential` with an optional
+/// count of I/Os per file (`random:8`), or `zipf`, `pareto`, `normal`/`gauss` with an optional skew (defaults as
+/// fio's: theta 1.1, h 0.2, dev 0). fio's gauss draws the file as the mean of twelve uniform draws, plus a uniform
+/// spread of `dev` per cent of the files when dev is given: modelled as the normal distribution of a deviation of
+/// one twelfth of the files (dev 0) or dev per cent, as `random_distribution=normal` models fio's.
+fn parse_file_service(v: &str) -> Result<FileService, String> {
+    let (kind, arg) = match v.split_once(':') {
+        Some((k, a)) => (k.trim(), Some(a.trim())),
+        None => (v.trim(), None),
+    };
+    let per_pick = || -> Result<u32, String> {
+        arg.map_or(Ok(1), |a| parse_int(a, 1, u32::MAX as u64).map(|n| n as u32).map_err(|e| format!("{kind}:N, {e}")))
+    };
+    if arg.is_some_and(|a| a.contains(':')) {
+        return Err(format!("one value after '{kind}:' (a centre for the distribution is not modelled), found '{v}'"));
+    }
+    let skew = |default: f64, what: &str, ok: fn(f64) -> bool| -> Result<f64, String> {
+        arg.map_or(Ok(default), |a| parse_f64(a, what, ok))
+    };
+    Ok(match kind {
+        "roundrobin" => FileService::RoundRobin { per_pick: per_pick()? },
+        "random" => FileService::Random { per_pick: per_pick()? },
+        "sequential" => {
+            per_pick()?;
+            FileService::Sequential
+        }
+        "zipf" => FileService::Skewed(Distribution::Zipf {
+            theta: skew(1.1, "zipf:theta with theta > 0 and not 1", |t| t > 0.0 && t != 1.0)?,
+        }),
+        "pareto" => FileService::Skewed(Distribution::Pareto {
+            h: skew(0.2, "pareto:h with 0 < h < 1", |h| h > 0.0 && h < 1.0)?,
+        }),
+        "normal" | "gauss" => {
+            let dev = skew(0.0, "normal:dev with 0 <= dev <= 100", |d| (0.0..=100.0).contains(&d))?;
+            FileService::Skewed(Distribution::Normal { sd_percent: if dev == 0.0 { 100.0 / 12.0 } else { dev } })
+        }
+        _ => {
+            return Err(format!(
+                "roundrobin, random or sequential (each with an optional ':N'), or zipf, pareto or normal (each \
+                 with an optional ':skew'), found '{v}'"
+            ))
+        }
+    })
+}
+
 fn parse_distribution(v: &str) -> Result<Distribution, String> {
     let (kind, arg) = match v.split_once(':') {
         Some((k, a)) => (k, Some(a)),
@@ -562,6 +607,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.filesize = Some(SizeSpec::Bytes(nonzero_size(v).map_err(expected)?));
         }
         "nrfiles" => job.nrfiles = parse_int(need()?, 1, 1 << 20).map_err(expected)? as u32,
+        "file_service_type" => job.file_service = parse_file_service(need()?).map_err(expected)?,
         "io_size" | "io_limit" => {
             job.io_limit = match size_or_percent(need()?).map_err(expected)? {
                 SizeSpec::Bytes(b) => IoLimit::Bytes(b),
@@ -604,6 +650,7 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.fsync_every_writes = parse_int(need()?, 0, u32::MAX as u64).map_err(expected)? as u32
         }
         "end_fsync" => job.end_fsync = flag()?,
+        "fsync_on_close" => job.fsync_on_close = flag()?,
         "runtime" | "timeout" => {
             let ns = parse_time_ns(need()?, TimeUnit::Seconds).map_err(expected)?;
             // fio: runtime=0 means no limit.
@@ -847,6 +894,16 @@ fn check_job(job: &JobSpec) -> Result<(), JobFileError> {
     }
     if job.sprandom {
         check_sprandom(job)?;
+    }
+    if job.fsync_on_close && job.loops > 1 {
+        return fail(
+            "fsync_on_close",
+            format!(
+                "fsync_on_close with loops={}: the flush fio gives as it closes the files between passes is not \
+                     modelled (end_fsync flushes once at the end)",
+                job.loops
+            ),
+        );
     }
     if job.num_range > 1 && job.rw == RwMode::TrimWrite {
         return fail("num_range", "trimwrite cannot be used with num_range above 1 (as in fio)".to_string());

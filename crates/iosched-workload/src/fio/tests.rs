@@ -132,3 +132,33 @@ fn errors_name_file_line_and_what_was_expected() {
         assert!(got.starts_with(want), "for {text:?}\n got: {got}\nwant: {want}");
     }
 }
+
+#[test]
+fn file_service_type_and_fsync_on_close_read_as_fio_reads_them() {
+    let service = |v: &str| {
+        parse_str(&format!("[j]\nnrfiles=4\nfile_service_type={v}\n"), "t").map(|j| j[0].file_service.clone())
+    };
+    assert_eq!(service("roundrobin").unwrap(), FileService::RoundRobin { per_pick: 1 });
+    assert_eq!(service("random:8").unwrap(), FileService::Random { per_pick: 8 });
+    assert_eq!(service("sequential").unwrap(), FileService::Sequential);
+    // fio's defaults for the skewed ones: theta 1.1, h 0.2, and for gauss the twelve-draw mean's spread.
+    assert_eq!(service("zipf").unwrap(), FileService::Skewed(Distribution::Zipf { theta: 1.1 }));
+    assert_eq!(service("pareto:0.5").unwrap(), FileService::Skewed(Distribution::Pareto { h: 0.5 }));
+    assert_eq!(service("gauss").unwrap(), FileService::Skewed(Distribution::Normal { sd_percent: 100.0 / 12.0 }));
+    assert_eq!(parse_str("[j]\n", "t").unwrap()[0].file_service, FileService::RoundRobin { per_pick: 1 });
+    for (bad, wanted) in [
+        ("random:0", "random:N, an integer from 1"),
+        ("zipf:1", "zipf:theta with theta > 0 and not 1"),
+        ("normal:5:0.3", "a centre for the distribution is not modelled"),
+        ("lottery", "roundrobin, random or sequential"),
+    ] {
+        let e = service(bad).unwrap_err().to_string();
+        assert!(e.contains("t:3") && e.contains(wanted), "{bad}: {e}");
+    }
+    let job = &parse_str("[j]\nrw=write\nfsync_on_close=1\n", "t").unwrap()[0];
+    assert!(job.fsync_on_close && job.flushes_at_end());
+    let reader = &parse_str("[j]\nrw=read\nfsync_on_close=1\n", "t").unwrap()[0];
+    assert!(!reader.flushes_at_end(), "a job that only reads leaves no dirty file to flush");
+    let e = parse_str("[j]\nrw=write\nloops=2\nfsync_on_close=1\n", "t").unwrap_err().to_string();
+    assert!(e.contains("t:4") && e.contains("fsync_on_close with loops=2"), "{e}");
+}
