@@ -15,9 +15,12 @@
 //!
 //! These are DiskSim's event chains (simpledisk_request_arrive, _access_complete, _reconnect_done,
 //! _bustransfer_complete, _completion_done) with the controller and driver passing messages on at once, as the
-//! shipped synthsimpledisk.parv's do; tests/simpledisk_vs_disksim.rs holds them against DiskSim's own times.
-//! DiskSim's simpledisk has no cache and no flush or trim command: here a flush or a trim waits for the requests
-//! before it and completes with one message (an approximation: the drive has nothing to write back or unmap).
+//! shipped synthsimpledisk.parv's do; the_simple_disk_takes_disksims_times (iosched-sim's
+//! tests/disksim_conformance.rs) holds them against DiskSim's own times.
+//!
+//! DiskSim's simpledisk has no cache and no flush or trim command: here a flush or a trim, after its command
+//! overhead, waits for the requests before it and completes with one message (an approximation: the drive has
+//! nothing to write back or unmap).
 
 use crate::device::{Completion, Device};
 use iosched_core::policy::StatValue;

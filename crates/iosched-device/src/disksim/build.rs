@@ -189,12 +189,12 @@ fn instance_count(names: &[String]) -> u64 {
         if names[i] == ".." && i > 0 && i + 1 < names.len() {
             // The range's first name is counted already.
             if let (Some(a), Some(b)) = (number(&names[i - 1]), number(&names[i + 1])) {
-                count += b.saturating_sub(a);
+                count = count.saturating_add(b.saturating_sub(a));
             }
             i += 2;
             continue;
         }
-        count += 1;
+        count = count.saturating_add(1);
         i += 1;
     }
     count
@@ -207,7 +207,7 @@ fn several_devices_warning(file: &ParamFile, chosen: &Block) -> Option<String> {
         file.block_named(t).is_some_and(|b| matches!(b.type_name.as_str(), "disksim_disk" | "disksim_simpledisk"))
     };
     let lines: Vec<&(Vec<String>, String, Loc)> = file.instances.iter().filter(|(_, t, _)| is_device(t)).collect();
-    let devices: u64 = lines.iter().map(|(names, _, _)| instance_count(names)).sum();
+    let devices = lines.iter().fold(0u64, |n, (names, _, _)| n.saturating_add(instance_count(names)));
     if devices <= 1 {
         return None;
     }
@@ -264,7 +264,13 @@ fn find_device<'a>(file: &'a ParamFile, parv: &Path) -> Result<Found<'a>, ParamE
     }
     let other = |type_name: &'static str, what: &str| {
         of_type(type_name).map(|b| {
-            err(&b.loc, format!("{}: {what} is not modelled; iosched simulates disksim_disk drives", b.display_name()))
+            err(
+                &b.loc,
+                format!(
+                    "{}: {what} is not modelled; iosched simulates disksim_disk and disksim_simpledisk devices",
+                    b.display_name()
+                ),
+            )
         })
     };
     Err(other("memsmodel_mems", "a MEMS storage device")
