@@ -7,7 +7,8 @@
 //!     but at most [`WRITE_BACK_REQUESTS`] may be outstanding, after which it waits as a writer throttled by
 //!     the kernel would (the page cache's absorbing of writes ahead of the device is not modelled);
 //!   - rate and rate_iops hold each direction to its rate, with evenly spaced issues (linear) or exponential
-//!     gaps (poisson); rate_min / rate_iops_min fail the job when a ratecycle falls short;
+//!     gaps (poisson); rate_min / rate_iops_min fail the job when a ratecycle falls short, max_latency when a
+//!     request takes longer;
 //!   - thinktime: after every thinktime_blocks issues, the job waits for its I/O to complete, then pauses;
 //!   - a flush after every fsync / fdatasync writes and at the end with end_fsync (or fsync_on_close, if it
 //!     writes);
@@ -142,6 +143,8 @@ pub struct JobProcess {
 
 /// The errno fio reports for a block that fails its check.
 const EILSEQ: i32 = 84;
+/// The errno fio reports for a request over max_latency.
+const ETIMEDOUT: i32 = 110;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum VerifyPhase {
@@ -810,6 +813,18 @@ impl JobProcess {
             } else {
                 // fio goes on checking the rest and reports the job failed at the end.
                 self.failure = Some(JobFailure { errno: EILSEQ, message });
+            }
+        }
+        // As fio's account_io_completion: once the ramp is over.
+        if req.op != Op::Flush && now_ns >= self.account_from_ns {
+            let limit_ns = self.job.max_latency_ns[req.op.index()];
+            if limit_ns > 0 && req.total_ns() > limit_ns {
+                let message = format!(
+                    "{} latency of {} ns exceeds max_latency ({limit_ns} ns)",
+                    ["read", "write", "trim"][req.op.index()],
+                    req.total_ns()
+                );
+                self.stop(ETIMEDOUT, message);
             }
         }
         if let Some(steady) = self.steady.as_mut().filter(|_| req.op != Op::Flush) {

@@ -4,6 +4,8 @@
 //!   flight completes; their reported runtime ends there.
 //! - steadystate: a job whose IOPS hold still ends once its window of samples meets the criterion (after its
 //!   ramp), long before its runtime; one whose rate wanders runs to its runtime.
+//! - max_latency: the first request (after the ramp) whose latency is over the limit of its direction fails the
+//!   job with ETIMEDOUT (110), as fio's lat_fatal.
 //! - flow (flow_id, flow, flow_sleep): jobs sharing a flow_id issue I/O in proportion to their flow weights,
 //!   whatever the device would give each (fio's examples/flow.fio: a writer at 1, a reader at 8).
 
@@ -129,4 +131,23 @@ fn a_job_with_wait_for_starts_when_its_waitee_is_done_and_others_do_not_wait() {
     assert_eq!(of(2).count(), 256, "the waiter runs its whole size");
     let bad = parse_str("[a]\nrw=read\nwait_for=b\n[b]\nrw=read\n", "w.fio").unwrap_err();
     assert!(bad.to_string().contains("w.fio:3") && bad.to_string().contains("defined before"), "{bad}");
+}
+
+#[test]
+fn max_latency_fails_the_job_at_the_first_request_over_it() {
+    // Every request takes 100 us plus 8 us of transfer at queue depth 1: under a 1 ms limit the job runs whole,
+    // over a 50 us one it fails with ETIMEDOUT at its first completion, as fio's lat_fatal does.
+    let ok = run("[j]\nrw=randread\nbs=4k\nnumber_ios=200\nmax_latency=1ms\n", "simple,latency_us=100,queue_depth=1");
+    assert_eq!(ios(&ok), vec![200]);
+    assert_eq!(ok.jobs[0].error_code, 0, "{}", ok.jobs[0].error_message);
+    let over = run("[j]\nrw=randread\nbs=4k\nnumber_ios=200\nmax_latency=50\n", "simple,latency_us=100,queue_depth=1");
+    assert_eq!(ios(&over), vec![1], "stopped at the first request over the limit");
+    let (errno, message) = (over.jobs[0].error_code, &over.jobs[0].error_message);
+    assert_eq!(errno, 110, "{message}");
+    assert!(message.contains("exceeds max_latency (50000 ns)"), "{message}");
+    // Per direction: a limit on writes only leaves the reads of a mixed job alone.
+    let writes_only =
+        run("[j]\nrw=randrw\nbs=4k\nnumber_ios=200\nmax_latency=10ms,50\n", "simple,latency_us=100,queue_depth=1");
+    let message = &writes_only.jobs[0].error_message;
+    assert!(writes_only.jobs[0].error_code == 110 && message.starts_with("write latency"), "{message}");
 }

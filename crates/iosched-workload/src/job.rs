@@ -299,6 +299,9 @@ pub struct JobSpec {
     /// rate_min / rate_iops_min per direction: the job fails if a ratecycle falls below them.
     pub rate_min_bytes_per_s: [u64; 3],
     pub rate_iops_min: [u64; 3],
+    /// max_latency per direction, ns (0: none): a request whose latency, from its submission to its completion,
+    /// exceeds it fails the job with ETIMEDOUT (fio's lat_fatal); what the job has in flight completes.
+    pub max_latency_ns: [u64; 3],
     pub ratecycle_ns: u64,
     pub rate_process: RateProcess,
     pub class: IoClass,
@@ -451,6 +454,7 @@ impl Default for JobSpec {
             rate_iops: [0; 3],
             rate_min_bytes_per_s: [0; 3],
             rate_iops_min: [0; 3],
+            max_latency_ns: [0; 3],
             ratecycle_ns: 1_000_000_000,
             rate_process: RateProcess::Linear,
             class: IoClass::Be,

@@ -674,6 +674,10 @@ fn apply_option(job: &mut JobSpec, key: &str, value: Option<&str>) -> Result<(),
             job.rate_iops = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
         }
         "rate_min" | "ratemin" => job.rate_min_bytes_per_s = per_direction(need()?, parse_size).map_err(expected)?,
+        "max_latency" => {
+            job.max_latency_ns =
+                per_direction(need()?, |v| parse_time_ns(v, TimeUnit::Microseconds)).map_err(expected)?
+        }
         "rate_iops_min" => {
             job.rate_iops_min = per_direction(need()?, |v| parse_int(v, 0, u32::MAX as u64)).map_err(expected)?
         }

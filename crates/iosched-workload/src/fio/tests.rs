@@ -162,3 +162,13 @@ fn file_service_type_and_fsync_on_close_read_as_fio_reads_them() {
     let e = parse_str("[j]\nrw=write\nloops=2\nfsync_on_close=1\n", "t").unwrap_err().to_string();
     assert!(e.contains("t:4") && e.contains("fsync_on_close with loops=2"), "{e}");
 }
+
+#[test]
+fn max_latency_reads_per_direction_in_microseconds_by_default() {
+    let job = &parse_str("[j]\nmax_latency=250\n", "t").unwrap()[0];
+    assert_eq!(job.max_latency_ns, [250_000; 3]);
+    let job = &parse_str("[j]\nmax_latency=10ms,2s\n", "t").unwrap()[0];
+    assert_eq!(job.max_latency_ns, [10_000_000, 2_000_000_000, 2_000_000_000]);
+    let e = parse_str("[j]\nmax_latency=soon\n", "t").unwrap_err().to_string();
+    assert!(e.contains("t:2") && e.contains("max_latency"), "{e}");
+}
