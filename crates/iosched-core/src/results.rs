@@ -52,6 +52,15 @@ pub struct StepResult {
 }
 
 impl JobResult {
+    /// fio's "error": the errno the job stopped with, else that of a failed I/O (the first failed read's, else the
+    /// first failed write's, trim's, flush's); 0 for a job that did not fail.
+    pub fn fio_error(&self) -> i32 {
+        if self.error_code != 0 {
+            return self.error_code;
+        }
+        self.directions.iter().chain([&self.flushes]).map(|d| d.first_errno).find(|e| *e != 0).unwrap_or(0)
+    }
+
     pub fn from_recorder(name: String, flow: u32, group: u32, runtime_ns: u64, rec: &FlowRecorder) -> JobResult {
         let dir = |d: &crate::stats::DirectionRecorder| DirectionResult {
             ios: d.ios,

@@ -71,10 +71,7 @@ fn job_value(job: &JobResult, bins: bool) -> Value {
     let mut m = Map::new();
     m.insert("jobname".into(), json!(job.name));
     m.insert("groupid".into(), json!(job.group));
-    // fio's "error": the errno the job stopped with, else that of a failed I/O (the first failed read's, else the
-    // first failed write's, trim's, flush's).
-    let io_errno = job.directions.iter().chain([&job.flushes]).map(|d| d.first_errno).find(|e| *e != 0).unwrap_or(0);
-    m.insert("error".into(), json!(if job.error_code != 0 { job.error_code } else { io_errno }));
+    m.insert("error".into(), json!(job.fio_error()));
     m.insert("job options".into(), pairs(&job.options));
     m.insert("job_runtime".into(), json!(job.runtime_ns / units::NS_PER_MS));
     for (dir, key) in DIRECTION_KEYS.iter().enumerate() {

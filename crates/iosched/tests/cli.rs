@@ -147,11 +147,13 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_bad_input(&["sim", endless.to_str().unwrap()], "endless.fio:4: job 'j': time_based needs a runtime");
     let out = iosched(&["sim", endless.to_str().unwrap(), "--runtime", "0.01"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    // A job that fails says so under the job table, with fio's err= and why.
+    // A job that fails says so under the job table, with fio's err= and why, and the run exits 1 as fio's does.
     let slow = job_file("slow.fio", "[j]\nrw=randread\nsize=16m\nrate_iops_min=100000\nratecycle=100\n");
     let out = iosched(&["sim", slow.to_str().unwrap(), "--device", "hdd:sata7200", "--runtime", "1"]);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("job j err=5") && table.contains("fell below rate_iops_min"), "{table}");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("iosched: error: job 'j' failed with error 5: read rate"), "{}", stderr(&out));
     // Numbers that once panicked or wrapped.
     for wait in ["--wait=inf", "--wait=-1", "--wait=nan", "--wait=1e300"] {
         assert_bad_input(&["destroy", "/nonexistent", wait], "--wait expects seconds from 0 to 86400");

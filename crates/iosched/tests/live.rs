@@ -601,7 +601,9 @@ fn verify_reads_back_what_was_written_and_reports_a_block_corrupted_underneath()
     file.sync_all().unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    // As fio: the report, then exit status 1 for the failed job, named on stderr.
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("job 'w' failed with error 84"), "{err}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("fio JSON");
     let j = &v["jobs"][0];
     assert_eq!(j["error"], 84, "the changed block fails its check with EILSEQ: {j}");

@@ -121,6 +121,25 @@ pub fn parse_settings(settings: &[String]) -> Result<Vec<(&str, &str)>, CliError
         .collect()
 }
 
+/// As fio, a run with a job that failed (its "error" in the report: an I/O error, a failed check, rate_min,
+/// max_latency) exits 1 once the report is out, naming the jobs and why.
+pub fn failed_jobs(result: &iosched_core::results::RunResult) -> Result<(), CliError> {
+    let failed: Vec<String> = result
+        .jobs
+        .iter()
+        .filter(|j| j.fio_error() != 0)
+        .map(|j| {
+            let why = if j.error_message.is_empty() { "a request failed".to_string() } else { j.error_message.clone() };
+            format!("job '{}' failed with error {}: {why}", j.name, j.fio_error())
+        })
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(failed.join("; ")))
+    }
+}
+
 /// A failed run: a workload that does not fit the device is bad input, anything else a failure.
 pub fn sim_error(e: iosched_sim::SimError) -> CliError {
     match e {

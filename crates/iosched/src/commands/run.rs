@@ -97,7 +97,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             out.result.requests_submitted
         )));
     }
-    Ok(())
+    super::failed_jobs(&out.result)
 }
 
 /// A trim of several ranges is one NVMe command, which fio sends only to an NVMe device (io_uring_cmd); a live

@@ -79,7 +79,7 @@ pub fn run(args: &SimArgs) -> Result<(), CliError> {
             out.result.requests_completed as f64 / wall.as_secs_f64().max(1e-9)
         );
     }
-    Ok(())
+    super::failed_jobs(&out.result)
 }
 
 /// A job without `size=` (or `filesize=`) covers the device from its offset to the end, as fio covers a whole
