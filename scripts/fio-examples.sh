@@ -66,6 +66,9 @@ for f in "$dir"/*.fio; do
     # --runtime only bounds time_based jobs (an hour of simulated time is not what this checks).
     if err=$(cd "$(dirname "$f")" && timeout 120 "$OLDPWD/$bin" sim "$name" --runtime 0.2 2>&1 >/dev/null); then
         outcome="simulates"
+    elif grep -q "^iosched: error: job '.*' failed with error" <<<"$err"; then
+        # Simulated; a job failed (a check, rate_min, max_latency) and the run exits 1, as fio's would.
+        outcome="simulates, a job failed"
     elif grep -q "does not do block I/O\|non-block I/O engine" <<<"$err"; then
         outcome="not block I/O"
     elif grep -q "zoned device model" <<<"$err"; then
