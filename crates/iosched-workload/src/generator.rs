@@ -3,8 +3,8 @@
 //! - Direction: fixed, or read with probability rwmixread.
 //! - Size: fixed (bs), a multiple of the minimum in a range (bsrange), or picked by share (bssplit).
 //! - Offset: the region is split into `nrfiles` equal files, each I/O going to the file file_service_type picks
-//!   (round robin by default, as fio's). Sequential I/O keeps one cursor per file and direction that wraps at the file's
-//!   end, skipping the rw `:N` suffix's bytes after each I/O. Random I/O (with percentage_random's share) picks a
+//!   (round robin by default, as fio's). Sequential I/O keeps one cursor per file and direction that wraps at the
+//!   file's end, skipping the rw `:N` suffix's bytes after each I/O. Random I/O (with percentage_random's share) picks a
 //!   block-aligned offset in the file by random_distribution and moves the cursor after it (fio's last_pos); with
 //!   a `:N` suffix, N I/Os share each random pick (the next blocks for rw_sequencer=sequential, the same block
 //!   for identical).
