@@ -69,8 +69,6 @@ pub struct SimpleDisk {
     queue: VecDeque<(u32, f64, f64)>,
     /// The request being served: (tag, completion time).
     current: Option<(u32, f64)>,
-    /// When the last request completed (the drive is free from then).
-    free_ns: f64,
     reads: u64,
     writes: u64,
     busy_ns: f64,
@@ -78,19 +76,20 @@ pub struct SimpleDisk {
 
 impl SimpleDisk {
     pub fn new(p: SimpleDiskParams) -> SimpleDisk {
-        SimpleDisk { p, queue: VecDeque::new(), current: None, free_ns: 0.0, reads: 0, writes: 0, busy_ns: 0.0 }
+        SimpleDisk { p, queue: VecDeque::new(), current: None, reads: 0, writes: 0, busy_ns: 0.0 }
     }
 
     pub fn params(&self) -> &SimpleDiskParams {
         &self.p
     }
 
-    fn start_next(&mut self) {
+    /// Start the next queued request, the drive being free from `free_ns`.
+    fn start_next(&mut self, free_ns: f64) {
         if self.current.is_some() {
             return;
         }
         if let Some((tag, taken_ns, service_ns)) = self.queue.pop_front() {
-            let start_ns = taken_ns.max(self.free_ns);
+            let start_ns = taken_ns.max(free_ns);
             self.busy_ns += service_ns;
             self.current = Some((tag, start_ns + service_ns));
         }
@@ -119,7 +118,8 @@ impl Device for SimpleDisk {
         }
         let taken_ns = now_ns as f64 + self.p.command_overhead_ns;
         self.queue.push_back((tag, taken_ns, self.p.service_ns(req.op, blocks)));
-        self.start_next();
+        // An idle drive has been free since before now, and the request is taken after now.
+        self.start_next(0.0);
     }
 
     fn next_event_ns(&self) -> Option<u64> {
@@ -132,9 +132,8 @@ impl Device for SimpleDisk {
                 break;
             }
             self.current = None;
-            self.free_ns = done;
             completed.push(Completion { tag, error: 0 });
-            self.start_next();
+            self.start_next(done);
         }
     }
 

@@ -8,7 +8,7 @@ use crate::disksim::build::Drive;
 use crate::hdd::disk::Hdd;
 use crate::hdd::params::{HddParams, Refinements};
 use crate::simple::{SimpleDevice, SimpleParams};
-use crate::simpledisk::{SimpleDisk, SimpleDiskParams};
+use crate::simpledisk::SimpleDiskParams;
 use iosched_core::suggest::did_you_mean;
 use iosched_core::units;
 use std::path::Path;
@@ -54,16 +54,10 @@ pub fn load_spec(spec: &str) -> Result<(Box<dyn Device>, Vec<String>), SpecError
             Ok((Box::new(Hdd::new(params)), Vec::new()))
         }
         ("disksim", Some(file)) => {
-            match crate::disksim::build::load_drive(Path::new(file)).map_err(|e| err(e.to_string()))? {
-                Drive::Disk(mut built) => {
-                    apply_hdd_keys(&mut built.params, &pairs).map_err(err)?;
-                    Ok((Box::new(Hdd::new(built.params)), built.warnings))
-                }
-                Drive::Simple(mut params, warnings) => {
-                    apply_simpledisk_keys(&mut params, &pairs).map_err(err)?;
-                    Ok((Box::new(SimpleDisk::new(params)), warnings))
-                }
-            }
+            let (mut drive, warnings) =
+                crate::disksim::build::load_drive(Path::new(file)).map_err(|e| err(e.to_string()))?;
+            apply_disksim_keys(&mut drive, &pairs).map_err(err)?;
+            Ok((drive.device(), warnings))
         }
         ("hdd" | "disksim", None) => Err(err(format!("{kind} needs a preset or file: {kind}:NAME"))),
         ("ssd", Some(name)) => {
@@ -442,9 +436,17 @@ pub fn apply_hdd_keys(params: &mut HddParams, pairs: &[(&str, &str)]) -> Result<
     Ok(())
 }
 
+/// Set the keys of a `disksim:` spec: a disk's (see [`apply_hdd_keys`]), or the simple disk's.
+pub fn apply_disksim_keys(drive: &mut Drive, pairs: &[(&str, &str)]) -> Result<(), String> {
+    match drive {
+        Drive::Disk(params) => apply_hdd_keys(params, pairs),
+        Drive::Simple(params) => apply_simpledisk_keys(params, pairs),
+    }
+}
+
 /// Set the keys of a `disksim:` spec whose file describes DiskSim's fixed-access-time disk: only `queue_depth`
 /// means anything there.
-pub fn apply_simpledisk_keys(params: &mut SimpleDiskParams, pairs: &[(&str, &str)]) -> Result<(), String> {
+fn apply_simpledisk_keys(params: &mut SimpleDiskParams, pairs: &[(&str, &str)]) -> Result<(), String> {
     for &(key, value) in pairs {
         match key {
             "queue_depth" => params.queue_depth = queue_depth(value)?,

@@ -175,12 +175,7 @@ fn disksim_drive_target(input: &[u8]) {
     let parv = dir.join("fuzz.parv");
     std::fs::write(&parv, input).expect("the input written");
     match iosched_device::disksim::build::load_drive(&parv) {
-        Ok(iosched_device::disksim::build::Drive::Disk(built)) => {
-            run_briefly(Box::new(iosched_device::hdd::disk::Hdd::new(built.params)))
-        }
-        Ok(iosched_device::disksim::build::Drive::Simple(params, _)) => {
-            run_briefly(Box::new(iosched_device::simpledisk::SimpleDisk::new(params)))
-        }
+        Ok((drive, _)) => run_briefly(drive.device()),
         Err(e) => {
             let text = e.to_string();
             assert!(

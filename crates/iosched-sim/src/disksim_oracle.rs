@@ -322,7 +322,14 @@ pub fn synthetic_runs(
     runs: u64,
     seed: u64,
 ) -> (Vec<ValidateRecord>, Vec<std::ops::Range<usize>>) {
-    synthetic_runs_within(params.layout.blocks(), params.cache.segment_blocks.clamp(1, 256), requests, runs, seed)
+    let largest = largest_synthetic_request_blocks(Some(params.cache.segment_blocks));
+    synthetic_runs_within(params.layout.blocks(), largest, requests, runs, seed)
+}
+
+/// The largest request [`synthetic_runs`] makes for a drive whose cache segment holds `segment_blocks` (None: a
+/// drive without a cache): a segment, at most 256 blocks.
+pub fn largest_synthetic_request_blocks(segment_blocks: Option<u64>) -> u64 {
+    segment_blocks.map_or(256, |s| s.clamp(1, 256))
 }
 
 /// [`synthetic_runs`] for a drive of `blocks` blocks, no request larger than `largest` blocks.

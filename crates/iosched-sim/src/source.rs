@@ -143,7 +143,7 @@ pub struct JobProcess {
 
 /// The errno fio reports for a block that fails its check.
 const EILSEQ: i32 = 84;
-/// The errno fio reports for a request over max_latency.
+/// The errno fio reports for a request over max_latency, or a latency_target it cannot meet.
 const ETIMEDOUT: i32 = 110;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -855,7 +855,7 @@ impl JobProcess {
                     SearchStep::Failed => {
                         let target = search.target_ns;
                         self.stop(
-                            110,
+                            ETIMEDOUT,
                             format!("latency of {} ns exceeds the target {target} ns at depth 1", req.total_ns()),
                         )
                     }

@@ -316,7 +316,8 @@ fn the_simple_disk_takes_disksims_times() {
             printed(&run_disksim(&disksim, &folder, &name, &["validate", &trace, "0"]), "Physical access time");
 
         let file = read_file(&parv).unwrap_or_else(|e| panic!("{e}"));
-        let build::Drive::Simple(params, warnings) = build::build_drive(&file, &parv).unwrap_or_else(|e| panic!("{e}"))
+        let (build::Drive::Simple(params), warnings) =
+            build::build_drive(&file, &parv).unwrap_or_else(|e| panic!("{e}"))
         else {
             panic!("variant {k}: not a simple disk")
         };

@@ -235,13 +235,13 @@ fn every_drive_file_disksim_reads_iosched_reads() {
         if file.blocks.iter().any(|b| b.type_name == "disksim_simpledisk") {
             simple_disks += 1;
             let drive = build::build_drive(&file, parv).unwrap_or_else(|e| panic!("{e}"));
-            let build::Drive::Simple(p, warnings) = drive else { panic!("{}: not a simple disk", parv.display()) };
+            let (build::Drive::Simple(p), warnings) = drive else { panic!("{}: not a simple disk", parv.display()) };
             assert_eq!((p.blocks, p.access_ns, p.command_overhead_ns), (100_000, 9.5e6, 0.5e6), "{}", parv.display());
             assert!(warnings.is_empty(), "{warnings:?}");
             continue;
         }
         if !file.blocks.iter().any(|b| b.type_name == "disksim_disk") {
-            let e = build::build_drive(&file, parv).err().expect("not a disk").to_string();
+            let e = build::build_drive(&file, parv).expect_err("not a disk").to_string();
             assert!(e.contains("is not modelled") && e.contains("MEMS"), "{e}");
             continue;
         }

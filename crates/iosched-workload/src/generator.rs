@@ -235,7 +235,6 @@ struct FileChoice {
     current: u32,
     /// I/Os left to the current pick (round robin and random), or bytes issued in the current file (sequential).
     left: u64,
-    started: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -255,7 +254,9 @@ impl FileChoice {
             // One job's files are few: no random map, so a skewed draw can repeat a file.
             FileService::Skewed(d) => FileHow::Skewed(BlockPicker::of(d, false, files as u64, rng)),
         };
-        FileChoice { how, current: 0, left: 0, started: false }
+        // The first file comes first, as in fio; round robin's first pick reaches it as the one after the last.
+        let current = if matches!(how, FileHow::RoundRobin(_)) { files.max(1) - 1 } else { 0 };
+        FileChoice { how, current, left: 0 }
     }
 
     /// The file of an I/O of `len_bytes`, in a job of `files` files of `file_len_bytes` each.
@@ -264,10 +265,9 @@ impl FileChoice {
             return 0;
         }
         match &mut self.how {
-            FileHow::RoundRobin(_) | FileHow::Random(_) if self.started && self.left > 0 => self.left -= 1,
+            FileHow::RoundRobin(_) | FileHow::Random(_) if self.left > 0 => self.left -= 1,
             FileHow::RoundRobin(per_pick) => {
-                // The first pick is the first file, as fio's.
-                self.current = if self.started { (self.current + 1) % files } else { 0 };
+                self.current = (self.current + 1) % files;
                 self.left = *per_pick as u64 - 1;
             }
             FileHow::Random(per_pick) => {
@@ -275,7 +275,7 @@ impl FileChoice {
                 self.left = *per_pick as u64 - 1;
             }
             FileHow::Sequential => {
-                if self.started && self.left >= file_len_bytes {
+                if self.left >= file_len_bytes {
                     self.current = (self.current + 1) % files;
                     self.left = 0;
                 }
@@ -283,7 +283,6 @@ impl FileChoice {
             }
             FileHow::Skewed(picker) => self.current = picker.pick(files as u64, rng) as u32,
         }
-        self.started = true;
         self.current
     }
 }

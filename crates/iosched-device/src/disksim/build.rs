@@ -152,27 +152,60 @@ pub fn load(parv: &Path) -> Result<Built, ParamError> {
 }
 
 /// The device a .parv file describes: a disk with a geometry, or DiskSim's fixed-access-time disk.
-// One is built per file read, and moved once: the size of the disk's variant costs nothing worth a box.
+// One is built per file read: the size of the disk's variant costs nothing worth a box.
 #[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
 pub enum Drive {
-    Disk(Built),
-    /// A `disksim_simpledisk`, with the warnings met reading it.
-    Simple(SimpleDiskParams, Vec<String>),
+    Disk(HddParams),
+    Simple(SimpleDiskParams),
 }
 
-/// Build the device a `.parv` file describes.
-pub fn load_drive(parv: &Path) -> Result<Drive, ParamError> {
+impl Drive {
+    /// A fresh device of these parameters.
+    pub fn device(&self) -> Box<dyn crate::Device> {
+        match self {
+            Drive::Disk(p) => Box::new(crate::hdd::disk::Hdd::new(p.clone())),
+            Drive::Simple(p) => Box::new(crate::simpledisk::SimpleDisk::new(p.clone())),
+        }
+    }
+
+    pub fn blocks(&self) -> u64 {
+        match self {
+            Drive::Disk(p) => p.layout.blocks(),
+            Drive::Simple(p) => p.blocks,
+        }
+    }
+
+    /// The cache segment's blocks; None for a device without a cache.
+    pub fn segment_blocks(&self) -> Option<u64> {
+        match self {
+            Drive::Disk(p) => Some(p.cache.segment_blocks),
+            Drive::Simple(_) => None,
+        }
+    }
+
+    /// The refinements in force (none for the simple disk, which has none).
+    pub fn refinements(&self) -> Vec<&'static str> {
+        match self {
+            Drive::Disk(p) => p.refinements.enabled(),
+            Drive::Simple(_) => Vec::new(),
+        }
+    }
+}
+
+/// Build the device a `.parv` file describes, with the warnings met reading it.
+pub fn load_drive(parv: &Path) -> Result<(Drive, Vec<String>), ParamError> {
     let file = read_file(parv)?;
     build_drive(&file, parv)
 }
 
-/// Build the device `file` (read from `parv`) describes.
-pub fn build_drive(file: &ParamFile, parv: &Path) -> Result<Drive, ParamError> {
+/// Build the device `file` (read from `parv`) describes, with the warnings met reading it.
+pub fn build_drive(file: &ParamFile, parv: &Path) -> Result<(Drive, Vec<String>), ParamError> {
     match find_device(file, parv)? {
-        Found::Disk(_) => build(file, parv).map(Drive::Disk),
+        Found::Disk(_) => build(file, parv).map(|b| (Drive::Disk(b.params), b.warnings)),
         Found::Simple(b) => simpledisk::build(b, file, parv).map(|(p, mut w)| {
             w.extend(several_devices_warning(file, b));
-            Drive::Simple(p, w)
+            (Drive::Simple(p), w)
         }),
     }
 }

@@ -64,7 +64,7 @@ mod tests {
         Print stats = 1,\n  Max queue length = 4,\n  Spin speed = 3\n}\n\
         instantiate [ sd0 ] as SD0\ninstantiate [ bus1 ] as BUS1\n";
 
-    fn load(text: &str) -> Result<Drive, String> {
+    fn load(text: &str) -> Result<(Drive, Vec<String>), String> {
         static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("iosched-simpledisk-test-{}-{n}", std::process::id()));
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn reads_every_key_and_bounds_the_transfer_by_the_slowest_bus() {
-        let Drive::Simple(p, warnings) = load(DRIVE).unwrap() else { panic!("not a simple disk") };
+        let (Drive::Simple(p), warnings) = load(DRIVE).unwrap() else { panic!("not a simple disk") };
         assert_eq!((p.blocks, p.queue_depth, p.never_disconnect), (100_000, 4, false));
         assert_eq!((p.access_ns, p.command_overhead_ns, p.bus_transaction_ns), (9.5e6, 0.5e6, 0.1e6));
         // Reads at the bus's 0.02 ms a block, writes at the disk's own 0.01.

@@ -6,13 +6,9 @@
 
 use crate::cli::ValidateArgs;
 use crate::error::{bad, CliError};
-use iosched_device::disksim::build::{self, Built, Drive};
+use iosched_device::disksim::build::{self, Drive};
 use iosched_device::disksim::params::read_file;
-use iosched_device::hdd::disk::Hdd;
-use iosched_device::hdd::params::HddParams;
-use iosched_device::simpledisk::{SimpleDisk, SimpleDiskParams};
-use iosched_device::spec::{apply_hdd_keys, apply_simpledisk_keys, split_keys};
-use iosched_device::Device;
+use iosched_device::spec::{apply_disksim_keys, split_keys};
 use iosched_report::table::wrap;
 use iosched_sim::disksim_oracle::{self, Conformance};
 use iosched_sim::validate::{
@@ -28,17 +24,8 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     let (parv, keys) = split_keys(&args.disksim).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
     let parv = Path::new(parv);
     let file = read_file(parv).map_err(bad)?;
-    let keys_error = |e: String| bad(format!("--disksim {}: {e}", args.disksim));
-    let (model, mut warnings) = match build::build_drive(&file, parv).map_err(bad)? {
-        Drive::Disk(Built { mut params, warnings }) => {
-            apply_hdd_keys(&mut params, &keys).map_err(keys_error)?;
-            (Model::Disk(params), warnings)
-        }
-        Drive::Simple(mut params, warnings) => {
-            apply_simpledisk_keys(&mut params, &keys).map_err(keys_error)?;
-            (Model::Simple(params), warnings)
-        }
-    };
+    let (mut model, mut warnings) = build::build_drive(&file, parv).map_err(bad)?;
+    apply_disksim_keys(&mut model, &keys).map_err(|e| bad(format!("--disksim {}: {e}", args.disksim)))?;
     let (buckets, statdefs_file) = match AccessTimeBuckets::named_in(&file).map_err(bad)? {
         Some((buckets, path)) => (buckets, Some(path)),
         None => {
@@ -73,7 +60,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                 k => format!("{k} runs, seeds {}-{}", args.seed, args.seed + k - 1),
             };
             if args.large_reads {
-                let Model::Disk(params) = &model else {
+                let Drive::Disk(params) = &model else {
                     return Err(bad(format!(
                         "--large-reads: reads larger than the drive's cache segment, and {} has no cache (it is \
                          DiskSim's fixed-access-time disk)",
@@ -87,7 +74,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
                     format!("synthetic, {seeds}, reads of up to 8 segments of {segment} blocks (no measured times)");
                 (records, runs, name)
             } else {
-                let largest = model.largest_synthetic_request_blocks();
+                let largest = disksim_oracle::largest_synthetic_request_blocks(model.segment_blocks());
                 let (records, runs) =
                     disksim_oracle::synthetic_runs_within(blocks, largest, n as usize, args.runs, args.seed);
                 (records, runs, format!("synthetic, {seeds}, requests of up to {largest} blocks (no measured times)"))
@@ -97,7 +84,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     };
     // Each run on a fresh drive, its times from zero.
     let replay_runs = |records: &[ValidateRecord]| -> Vec<f64> {
-        runs.iter().flat_map(|r| replay(&mut *model.fresh(), &records[r.clone()])).collect()
+        runs.iter().flat_map(|r| replay(&mut *model.device(), &records[r.clone()])).collect()
     };
     if let Some((i, r)) = records.iter().enumerate().find(|(_, r)| r.block.saturating_add(r.blocks) > blocks) {
         return Err(bad(format!(
@@ -126,7 +113,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
             let first: Vec<f64> = runs
                 .iter()
                 .flat_map(|r| {
-                    let (ms, s) = replay_with_services(&mut *model.fresh(), &records[r.clone()]);
+                    let (ms, s) = replay_with_services(&mut *model.device(), &records[r.clone()]);
                     services.extend(s);
                     ms
                 })
@@ -147,7 +134,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
     // DiskSim on the same drive and requests, when asked.
     let oracle = match &args.against_disksim {
         Some(bin) => {
-            let Model::Disk(params) = &model else {
+            let Drive::Disk(params) = &model else {
                 return Err(bad(format!(
                     "--against-disksim: DiskSim logs each request's times (log_sim_results.csv) only for a \
                      disksim_disk, and {} is its fixed-access-time disk; compare its printed 'IOdriver Physical \
@@ -262,11 +249,11 @@ pub fn run(args: &ValidateArgs) -> Result<(), CliError> {
         field(
             "model",
             &match &model {
-                Model::Simple(_) => {
+                Drive::Simple(_) => {
                     "DiskSim's fixed-access-time disk (disksim_simpledisk), timed as its code times it".to_string()
                 }
-                Model::Disk(_) if on.is_empty() => "as DiskSim's code (no refinement)".to_string(),
-                Model::Disk(_) => format!("refinements {} (conform=disksim for none)", on.join(", ")),
+                Drive::Disk(_) if on.is_empty() => "as DiskSim's code (no refinement)".to_string(),
+                Drive::Disk(_) => format!("refinements {} (conform=disksim for none)", on.join(", ")),
             },
         );
         field("trace", &format!("{} ({} requests)", trace_name, records.len()));
@@ -314,12 +301,12 @@ type FirstPass = (Vec<f64>, Vec<&'static str>, f64);
 /// Read a validate trace and replay it on a fresh drive as it is read: a thread reads and parses chunks of it
 /// while this one replays them, so that a trace of millions of requests costs little more than its reading.
 /// Requests past the drive's end are an error naming their line.
-fn read_and_replay(trace: &Path, model: &Model) -> Result<(Vec<ValidateRecord>, FirstPass), CliError> {
+fn read_and_replay(trace: &Path, model: &Drive) -> Result<(Vec<ValidateRecord>, FirstPass), CliError> {
     let blocks = model.blocks();
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<ValidateRecord>>(4);
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || disksim_validate::read_in_chunks(trace, 1 << 16, |c| tx.send(c).is_ok()));
-        let mut disk = model.fresh();
+        let mut disk = model.device();
         let mut replayer = Replayer::new(&mut *disk);
         let (mut records, mut simulated, mut services) = (Vec::new(), Vec::new(), Vec::new());
         let mut busy_s = 0.0;
@@ -348,46 +335,6 @@ fn read_and_replay(trace: &Path, model: &Model) -> Result<(Vec<ValidateRecord>, 
         }
         Ok((records, (simulated, services, busy_s)))
     })
-}
-
-/// The drive a `--disksim` file describes, replayed on a fresh copy for every run.
-// One per command: the size of the disk's variant costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-enum Model {
-    Disk(HddParams),
-    Simple(SimpleDiskParams),
-}
-
-impl Model {
-    fn fresh(&self) -> Box<dyn Device> {
-        match self {
-            Model::Disk(p) => Box::new(Hdd::new(p.clone())),
-            Model::Simple(p) => Box::new(SimpleDisk::new(p.clone())),
-        }
-    }
-
-    fn blocks(&self) -> u64 {
-        match self {
-            Model::Disk(p) => p.layout.blocks(),
-            Model::Simple(p) => p.blocks,
-        }
-    }
-
-    /// The largest request of `--synthetic`: a cache segment (DiskSim fails assertions on some larger writes),
-    /// at most 256 blocks.
-    fn largest_synthetic_request_blocks(&self) -> u64 {
-        match self {
-            Model::Disk(p) => p.cache.segment_blocks.clamp(1, 256),
-            Model::Simple(_) => 256,
-        }
-    }
-
-    fn refinements(&self) -> Vec<&'static str> {
-        match self {
-            Model::Disk(p) => p.refinements.enabled(),
-            Model::Simple(_) => Vec::new(),
-        }
-    }
 }
 
 /// The error against the measured times per kind of request: where a drive model is weak.
